@@ -1,0 +1,99 @@
+//===- MXFP4Base.td - mxfp4 dialect definition ------------*- tablegen -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_DIALECT_MXFP4_IR_MXFP4BASE_TD
+#define MXFP4_DIALECT_MXFP4_IR_MXFP4BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def MXFP4_Dialect : Dialect {
+  let name = "mxfp4";
+  let cppNamespace = "::mlir::mxfp4";
+  let summary = "OCP microscaling FP4 (MXFP4) quantization for training GEMMs";
+  let description = [{
+    The `mxfp4` dialect expresses the quantization of training GEMMs to the OCP
+    MX format MXFP4: E2M1 elements (builtin `f4E2M1FN`) that share one E8M0
+    power-of-two scale (builtin `f8E8M0FNU`) per block of 32 elements along the
+    GEMM's reduction axis.
+
+    What goes here: the four operations a quantized linear layer needs and that
+    no upstream dialect provides with exact, target-independent semantics:
+    `mxfp4.hadamard` (the rotation that spreads outliers before quantizing),
+    `mxfp4.quantize`, `mxfp4.dequantize` and `mxfp4.scaled_matmul`. Everything
+    else a training step uses (elementwise math, transposes, reductions,
+    contractions in high precision) stays in upstream dialects.
+
+    Every op works on ranked tensors. Quantized data is carried as two tensors,
+    never as a packed type: values have the logical shape of the source tensor
+    and scales have the same shape with the blocked axis divided by the block
+    size. How the codes are packed in memory is a lowering decision; the data
+    ABI is written down in `docs/Semantics.md`.
+
+    The exact bit-level semantics of every op and attribute are in
+    `docs/Semantics.md`; the reasons for the op set and for the axis
+    conventions of the three GEMM roles are in `docs/Rationale.md`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 0;
+}
+
+/// Base class of every mxfp4 op.
+class MXFP4_Op<string mnemonic, list<Trait> traits = []>
+    : Op<MXFP4_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Enumerations
+//===----------------------------------------------------------------------===//
+
+def MXFP4_ScaleRule : I32EnumAttr<"ScaleRule",
+    "how a block's E8M0 scale is derived from its largest magnitude", [
+      I32EnumAttrCase<"floor", 0>,
+      I32EnumAttrCase<"even", 1>,
+      I32EnumAttrCase<"ceil", 2>,
+      I32EnumAttrCase<"rceil", 3>
+    ]> {
+  let cppNamespace = "::mlir::mxfp4";
+  let genSpecializedAttr = 0;
+}
+def MXFP4_ScaleRuleAttr : EnumAttr<MXFP4_Dialect, MXFP4_ScaleRule, "scale_rule">;
+
+def MXFP4_Rounding : I32EnumAttr<"Rounding",
+    "how a scaled element is rounded onto the E2M1 grid", [
+      I32EnumAttrCase<"nearest_even", 0>,
+      I32EnumAttrCase<"stochastic", 1>
+    ]> {
+  let cppNamespace = "::mlir::mxfp4";
+  let genSpecializedAttr = 0;
+}
+def MXFP4_RoundingAttr : EnumAttr<MXFP4_Dialect, MXFP4_Rounding, "rounding">;
+
+def MXFP4_HadamardKind : I32EnumAttr<"HadamardKind",
+    "which sign vector multiplies a Walsh-Hadamard rotation", [
+      I32EnumAttrCase<"deterministic", 0>,
+      I32EnumAttrCase<"random_fixed", 1>,
+      I32EnumAttrCase<"random_per_step", 2>
+    ]> {
+  let cppNamespace = "::mlir::mxfp4";
+  let genSpecializedAttr = 0;
+}
+def MXFP4_HadamardKindAttr
+    : EnumAttr<MXFP4_Dialect, MXFP4_HadamardKind, "hadamard_kind">;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def MXFP4_HighPrecisionTensor : RankedTensorOf<[F32, BF16]>;
+def MXFP4_ValuesTensor : RankedTensorOf<[F4E2M1FN]>;
+def MXFP4_ScalesTensor : RankedTensorOf<[F8E8M0FNU]>;
+def MXFP4_MatrixValues : 2DTensorOf<[F4E2M1FN]>;
+def MXFP4_MatrixScales : 2DTensorOf<[F8E8M0FNU]>;
+def MXFP4_MatrixResult : 2DTensorOf<[F32, BF16]>;
+
+#endif // MXFP4_DIALECT_MXFP4_IR_MXFP4BASE_TD

@@ -1,0 +1,32 @@
+# -*- Python -*-
+# lit configuration of the mxfp4 regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MXFP4"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mxfp4_obj_root, "test")
+
+# A capture cannot leak across CHECK-LABEL boundaries.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+llvm_config.use_default_substitutions()
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+
+tool_dirs = [os.path.join(config.mxfp4_obj_root, "bin"), config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(
+    [
+        "mxfp4-opt",
+        "mlir-opt",
+        ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
+    ],
+    tool_dirs,
+)
