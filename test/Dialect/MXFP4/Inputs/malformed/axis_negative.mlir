@@ -1,0 +1,5 @@
+// Wrong attribute value: axis = -1 is out of range.
+func.func @f(%x: tensor<4x64xf32>) {
+  %v, %s = mxfp4.quantize %x axis = -1 : tensor<4x64xf32> -> tensor<4x64xf4E2M1FN>, tensor<4x2xf8E8M0FNU>
+  return
+}
