@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test suite; ends with `N passed, N failed`.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MXFP4_BUILD_DIR:-$root/build}"
+
+bash "$root/scripts/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+log="$build/lit.log"
+/usr/lib/llvm-22/bin/lit -v "$build/test" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+passed=$(grep -cE '^(PASS|XFAIL): ' "$log")
+failed=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$log")
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  failed=1 # lit itself failed (e.g. a broken configuration)
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
