@@ -97,8 +97,9 @@ def MXFP4_DequantizeOp : MXFP4_Op<"dequantize", [Pure]> {
   let description = [{
     The inverse of `mxfp4.quantize`: every element becomes its E2M1 value times
     2^(scale - 127) of its block, where blocks are `block_size` (32) consecutive
-    elements along `axis`. The result is exact in f32 and in bf16. A block whose
-    scale byte is 0xFF (NaN) yields NaN in every element.
+    elements along `axis`. The result is exact in f32 and in bf16 (values of
+    2^128 and above, possible only for scale bytes >= 253, overflow to +-Inf).
+    A block whose scale byte is 0xFF (NaN) yields NaN in every element.
 
     Example:
 
