@@ -17,16 +17,16 @@ namespace mlir {
 class DialectRegistry;
 } // namespace mlir
 
-namespace mxfp4 {
+namespace mlir::mxfp4 {
 
 /// Adds the mxfp4 dialect and every upstream dialect that mxfp4 programs and
 /// their lowerings contain to `registry`.
-void registerAllDialects(mlir::DialectRegistry &registry);
+void registerAllDialects(DialectRegistry &registry);
 
 /// Registers the project's passes and pipelines, and the upstream passes they
 /// are used with, in the global pass registry. Safe to call more than once.
 void registerAllPasses();
 
-} // namespace mxfp4
+} // namespace mlir::mxfp4
 
 #endif // MXFP4_INITALL_H

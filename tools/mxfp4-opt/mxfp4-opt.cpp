@@ -19,8 +19,8 @@ int main(int argc, char **argv) {
   llvm::setBugReportMsg("mxfp4-opt crashed: please report this with the "
                         "input file and the command line.\n");
   mlir::DialectRegistry registry;
-  mxfp4::registerAllDialects(registry);
-  mxfp4::registerAllPasses();
+  mlir::mxfp4::registerAllDialects(registry);
+  mlir::mxfp4::registerAllPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mxfp4 optimizer driver\n", registry));
 }

@@ -1,0 +1,34 @@
+//===- Pipelines.h - named mxfp4 pass pipelines -----------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_PIPELINES_PIPELINES_H
+#define MXFP4_PIPELINES_PIPELINES_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::mxfp4 {
+
+/// Lowers a module of mxfp4 and upstream tensor/linalg/arith/math ops to the
+/// LLVM dialect for the host CPU (`mxfp4-to-cpu`).
+///
+/// Calling convention of every public function `@f` afterwards: its C
+/// interface `_mlir_ciface_f` takes, in order, one pointer to a strided
+/// memref descriptor (identity layout) per tensor argument and scalars by
+/// value, then one descriptor pointer per tensor result, which the caller
+/// allocates and the function fills (`buffer-results-to-out-params`).
+/// Tensors of f4E2M1FN and f8E8M0FNU are i8 buffers, one code or scale byte
+/// per element; bf16 tensors are buffers of 16-bit patterns.
+void buildCpuPipeline(OpPassManager &pm);
+
+/// Registers the named pipelines with the global pass registry.
+void registerPipelines();
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_PIPELINES_PIPELINES_H

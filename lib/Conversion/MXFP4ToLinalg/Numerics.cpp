@@ -1,0 +1,254 @@
+//===- Numerics.cpp - IR builders for MXFP4 bit-level arithmetic ----------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Numerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::numerics;
+
+Type numerics::withElementType(Type type, Type elementType) {
+  if (auto vec = dyn_cast<VectorType>(type))
+    return vec.clone(elementType);
+  return elementType;
+}
+
+static TypedAttr scalarOrSplat(Type type, Attribute scalar) {
+  if (auto vec = dyn_cast<VectorType>(type))
+    return DenseElementsAttr::get(vec, scalar);
+  return cast<TypedAttr>(scalar);
+}
+
+Value numerics::constant(OpBuilder &b, Location loc, Type type,
+                         int64_t value) {
+  Type elem = getElementTypeOrSelf(type);
+  // Callers write bit patterns such as 0xD2511F53; reinterpret them as the
+  // signed value of the element width so the attribute is well formed.
+  unsigned width = elem.getIntOrFloatBitWidth();
+  if (width < 64)
+    value = llvm::SignExtend64(static_cast<uint64_t>(value), width);
+  return arith::ConstantOp::create(
+      b, loc, scalarOrSplat(type, b.getIntegerAttr(elem, value)));
+}
+
+Value numerics::constantF32(OpBuilder &b, Location loc, Type type,
+                            float value) {
+  return arith::ConstantOp::create(
+      b, loc, scalarOrSplat(type, b.getF32FloatAttr(value)));
+}
+
+Value numerics::bitsOf(OpBuilder &b, Location loc, Value f32) {
+  return arith::BitcastOp::create(
+      b, loc, withElementType(f32.getType(), b.getI32Type()), f32);
+}
+
+Value numerics::fromBits(OpBuilder &b, Location loc, Value bits) {
+  return arith::BitcastOp::create(
+      b, loc, withElementType(bits.getType(), b.getF32Type()), bits);
+}
+
+Value numerics::decodeE2M1Magnitude(OpBuilder &b, Location loc, Value code) {
+  Type t = code.getType();
+  auto c = [&](int64_t v) { return constant(b, loc, t, v); };
+  // Code bits e e m: e == 0 is 0 or 0.5; otherwise 2^(e-1) * (1 + m/2),
+  // i.e. exponent field e + 126 and mantissa bit 22 = m.
+  Value e = arith::ShRUIOp::create(b, loc, code, c(1));
+  Value m = arith::AndIOp::create(b, loc, code, c(1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, c(126)),
+                            c(23)),
+      arith::ShLIOp::create(b, loc, m, c(22)));
+  Value half = arith::MulIOp::create(b, loc, m, c(0x3F000000));
+  Value isSub =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, c(0));
+  return fromBits(b, loc, arith::SelectOp::create(b, loc, isSub, half, normal));
+}
+
+Value numerics::decodeE8M0(OpBuilder &b, Location loc, Value byte) {
+  Type t = byte.getType();
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
+                                       constant(b, loc, t, 0));
+  Value normal = arith::ShLIOp::create(b, loc, byte, constant(b, loc, t, 23));
+  return fromBits(b, loc,
+                  arith::SelectOp::create(b, loc, isZero,
+                                          constant(b, loc, t, 0x00400000),
+                                          normal));
+}
+
+Value numerics::scaleByte(OpBuilder &b, Location loc, Value amaxBits,
+                          ScaleRule rule) {
+  Type t = amaxBits.getType();
+  auto c = [&](int64_t v) { return constant(b, loc, t, v); };
+  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+    return arith::CmpIOp::create(b, loc, p, l, r);
+  };
+  auto bump = [&](Value s, Value cond) {
+    return arith::AddIOp::create(b, loc, s,
+                                 arith::ExtUIOp::create(b, loc, t, cond));
+  };
+  Value mantissa = arith::AndIOp::create(b, loc, amaxBits, c(0x7FFFFF));
+  Value exponent = arith::ShRUIOp::create(b, loc, amaxBits, c(23));
+  Value s; // unbiased scale exponent, before the clamp
+  switch (rule) {
+  case ScaleRule::floor:
+    s = arith::SubIOp::create(b, loc, exponent, c(129));
+    break;
+  case ScaleRule::even: {
+    // Round amax to one mantissa bit (ties up): the exponent grows iff the
+    // mantissa is >= 0x600000.
+    Value rounded = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, amaxBits, c(0x200000)), c(23));
+    s = arith::SubIOp::create(b, loc, rounded, c(129));
+    break;
+  }
+  case ScaleRule::ceil:
+    s = bump(arith::SubIOp::create(b, loc, exponent, c(129)),
+             cmp(arith::CmpIPredicate::ne, mantissa, c(0)));
+    break;
+  case ScaleRule::rceil:
+    s = bump(arith::SubIOp::create(b, loc, exponent, c(129)),
+             cmp(arith::CmpIPredicate::ugt, mantissa, c(0x400000)));
+    break;
+  }
+  s = arith::MaxSIOp::create(b, loc, s, c(-127));
+  s = arith::MinSIOp::create(b, loc, s, c(127));
+  Value byte = arith::AddIOp::create(b, loc, s, c(127));
+  Value nonFinite = cmp(arith::CmpIPredicate::uge, amaxBits, c(0x7F800000));
+  return arith::SelectOp::create(b, loc, nonFinite, c(255), byte);
+}
+
+/// Sum over `thresholds` of (absA > t) or (absA >= t), as i32.
+static Value countAbove(OpBuilder &b, Location loc, Value absA,
+                        ArrayRef<std::pair<float, bool>> thresholds) {
+  Type i32 = withElementType(absA.getType(), b.getI32Type());
+  Value sum = constant(b, loc, i32, 0);
+  for (auto [t, inclusive] : thresholds) {
+    Value above = arith::CmpFOp::create(
+        b, loc,
+        inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
+        absA, constantF32(b, loc, absA.getType(), t));
+    sum = arith::AddIOp::create(b, loc, sum,
+                                arith::ExtUIOp::create(b, loc, i32, above));
+  }
+  return sum;
+}
+
+Value numerics::roundNearestEven(OpBuilder &b, Location loc, Value absA) {
+  // A tie goes to the even code: strict comparisons at ties whose lower
+  // neighbour is even (0.25, 1.25, 2.5, 5), inclusive at the others.
+  return countAbove(b, loc, absA,
+                    {{0.25f, false},
+                     {0.75f, true},
+                     {1.25f, false},
+                     {1.75f, true},
+                     {2.5f, false},
+                     {3.5f, true},
+                     {5.0f, false}});
+}
+
+Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
+                                Value random) {
+  Type i32 = withElementType(absA.getType(), b.getI32Type());
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  Value low = countAbove(b, loc, absA,
+                         {{0.5f, true},
+                          {1.0f, true},
+                          {1.5f, true},
+                          {2.0f, true},
+                          {3.0f, true},
+                          {4.0f, true},
+                          {6.0f, true}});
+  Value saturated =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, c(7));
+  // Below 6 the upper neighbour exists; clamp only to keep the decode of the
+  // unused lane in range.
+  Value high = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, low, c(1)), c(7));
+  Value lo = decodeE2M1Magnitude(b, loc, low);
+  Value gap = arith::SubFOp::create(b, loc, decodeE2M1Magnitude(b, loc, high),
+                                    lo);
+  // Exact: the gap is a power of two and |a| - lo a multiple of ulp(|a|).
+  Value frac = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, absA, lo), gap);
+  Value odd = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::ShRUIOp::create(b, loc, random, c(9)), c(1)),
+      c(1));
+  Value threshold = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, absA.getType(), odd),
+      constantF32(b, loc, absA.getType(), 0x1p-24f));
+  Value up = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, frac,
+                                   threshold);
+  Value rounded = arith::AddIOp::create(b, loc, low,
+                                        arith::ExtUIOp::create(b, loc, i32, up));
+  return arith::SelectOp::create(b, loc, saturated, c(7), rounded);
+}
+
+Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
+  Type i32 = withElementType(f32.getType(), b.getI32Type());
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  Value bits = bitsOf(b, loc, f32);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(1));
+  Value rounded = arith::ShRUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, bits,
+                            arith::AddIOp::create(b, loc, lsb, c(0x7FFF))),
+      c(16));
+  Value quietNaN = arith::OrIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(0x40));
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, f32, f32);
+  Value result = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
+  Value narrow = arith::TruncIOp::create(
+      b, loc, withElementType(f32.getType(), b.getI16Type()), result);
+  return arith::BitcastOp::create(
+      b, loc, withElementType(f32.getType(), b.getBF16Type()), narrow);
+}
+
+std::array<Value, 4> numerics::philox4x32x10(OpBuilder &b, Location loc,
+                                             std::array<Value, 4> ctr,
+                                             std::array<Value, 2> key) {
+  Type t = ctr[0].getType();
+  auto c = [&](int64_t v) { return constant(b, loc, t, v); };
+  Value m0 = c(0xD2511F53), m1 = c(0xCD9E8D57);
+  Value w0 = c(0x9E3779B9), w1 = c(0xBB67AE85);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      key[0] = arith::AddIOp::create(b, loc, key[0], w0);
+      key[1] = arith::AddIOp::create(b, loc, key[1], w1);
+    }
+    auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, ctr[0]);
+    auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, ctr[2]);
+    Value hi1 = p1.getHigh(), lo1 = p1.getLow();
+    Value hi0 = p0.getHigh(), lo0 = p0.getLow();
+    ctr = {arith::XOrIOp::create(
+               b, loc, arith::XOrIOp::create(b, loc, hi1, ctr[1]), key[0]),
+           lo1,
+           arith::XOrIOp::create(
+               b, loc, arith::XOrIOp::create(b, loc, hi0, ctr[3]), key[1]),
+           lo0};
+  }
+  return ctr;
+}
+
+std::array<Value, 2> numerics::splitI64(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  Value lo = arith::TruncIOp::create(b, loc, i32, v);
+  Value hi = arith::TruncIOp::create(
+      b, loc, i32,
+      arith::ShRUIOp::create(b, loc, v, constant(b, loc, v.getType(), 32)));
+  return {lo, hi};
+}
