@@ -18,6 +18,8 @@ config.test_exec_root = os.path.join(config.mxfp4_obj_root, "test")
 # A capture cannot leak across CHECK-LABEL boundaries.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
+# FileCheck, not and count live in LLVM's tool directory, not on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 
