@@ -157,9 +157,11 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
                     inBounds);
                 // Every partial sum of a block is exact, so any association
                 // gives the same bits: let the target reduce as a tree.
+                // Starting from +0.0 makes a zero block sum +0.0 whatever
+                // the signs of the products (docs/Semantics.md section 6).
                 auto sum = vector::ReductionOp::create(
                     kb, kl, vector::CombiningKind::ADD,
-                    arith::MulFOp::create(kb, kl, a, bv));
+                    arith::MulFOp::create(kb, kl, a, bv), pad);
                 sum.setFastmath(arith::FastMathFlags::reassoc);
                 Value sa = tensor::ExtractOp::create(kb, kl, lhsScale,
                                                      ValueRange{row, j});

@@ -438,6 +438,16 @@ check(not np.array_equal(R.hadamard(x, 1, 64, "random_per_step", seed=5, step=1)
                          R.hadamard(x, 1, 64, "random_per_step", seed=5, step=2)),
       "steps differ")
 
+# The stage order matters for rounding. n = 16, x0 = 1 + 2^-23 (0x3F800001),
+# x1 = 2^-24, x8 = -2^-24, the rest 0; u = 2^-24, ulp(1) = 2u.
+# Stages h = 1, 2, 4, 8: t0 = x0 + x1 = 1 + 3u -> tie -> 1 + 4u (even); stages 2, 4
+# add zeros; stage 8 adds t8 = -u: 1 + 3u -> tie -> 1 + 4u. y0 = (1 + 2^-22)/4
+# = 0x3E800002. (Stages 8, 4, 2, 1 would give x0 + x8 = 1 + u -> 1, then + x1 -> 1,
+# y0 = 0x3E800000.)
+x = np.zeros((1, 16), np.float32)
+x[0, 0], x[0, 1], x[0, 8] = f32(0x3F800001), f32(0x33800000), f32(0xB3800000)
+check(bits_of(R.hadamard(x, 1, 16)[0, :1]) == [0x3E800002], "FWHT stage order h = 1, 2, ...")
+
 # bf16 in/out. e_0 -> 0.25 = 0x3E80; c(32) = 0x3E3504F3 -> 0x3E35; c(128) -> 0x3DB5.
 for n, want in ((16, 0x3E80), (32, 0x3E35), (128, 0x3DB5)):
     e = np.zeros((1, n), np.uint16)
@@ -509,6 +519,14 @@ check(bits_of(R.scaled_matmul(one2, S2, one2, S2, acc=acc24)) == [0x4B800000],
       "reference order: 2^24 + 1 + 1 = 2^24 in f32")
 check(float(R.scaled_matmul_exact(one2, S2, one2, S2, acc=acc24)[0, 0]) == 16777218.0,
       "exact value 2^24 + 2")
+# blocks in increasing order: acc = 2^24, c = 1, 1, 2: (2^24 + 1) -> 2^24, again 2^24,
+# + 2 -> 2^24 + 2 (0x4B800001). (In decreasing order: 2^24 + 2, + 1 -> tie -> 2^24 + 4,
+# + 1 -> tie -> 2^24 + 4.)
+A4 = mat([[0x2] + [0] * 31 + [0x2] + [0] * 31 + [0x2] + [0] * 31])
+B4 = mat([[0x2] + [0] * 31 + [0x2] + [0] * 31 + [0x4] + [0] * 31])
+S3 = mat([[127, 127, 127]])
+check(bits_of(R.scaled_matmul(A4, S3, B4, S3, acc=acc24)) == [0x4B800001],
+      "blocks added in increasing order")
 # 2x2: rows of A: all 1, all 2; rows of B: all 0.5, (1 x 16, -1 x 16) -> [[16, 0], [32, 0]]
 A3 = mat([[0x2] * 32, [0x4] * 32])
 B3 = mat([[0x1] * 32, [0x2] * 16 + [0xA] * 16])
@@ -551,6 +569,12 @@ check(np.isnan(R.scaled_matmul(Ainf, mat([[254, 254]]), Binf, mat([[254, 254]]))
 #   w2 = 0xbc57ac4c: r >> 9 = 6171606, v = 0.73571; -5.48 -> frac 0.74 > v -> -6 (0xF)
 #   w3 = 0x9b00dbd8: r >> 9 = 5079149, v = 0.60548; -2.6 -> frac 0.6 < v -> -2 (0xC)
 # the other elements are on the grid and never move; amax 5.48 -> s = 0 (floor, even).
+# frac exactly equal to v does not round up: 6694889 * 2^-25 has frac = v of w0 (the
+# next f32 up, 13389779 * 2^-26, rounds up)
+check_block([6694889 * 2.0 ** -25, 0.0, 0.0, 0.0, 4.0], "even", 127, [0x0, 0, 0, 0, 0x6],
+            "stochastic, frac == v stays down", rounding="stochastic", seed=0, counter=0)
+check_block([13389779 * 2.0 ** -26, 0.0, 0.0, 0.0, 4.0], "even", 127, [0x1, 0, 0, 0, 0x6],
+            "stochastic, frac just above v goes up", rounding="stochastic", seed=0, counter=0)
 SRV = [0.2, 1.44, -5.48, -2.6, 4.0, 0.5, -1.0, 1.5, -2.0, 3.0, 0.0, -0.0]
 SR_CODES = [0x1, 0x2, 0xF, 0xC, 0x6, 0x1, 0xA, 0x3, 0xC, 0x5, 0x0, 0x8]
 for rule in ("floor", "even"):
