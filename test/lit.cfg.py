@@ -15,6 +15,9 @@ config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py",
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mxfp4_obj_root, "test")
 
+config.substitutions.append(("%mxfp4_src_root", config.mxfp4_src_root))
+config.substitutions.append(("%mxfp4_obj_root", config.mxfp4_obj_root))
+
 # A capture cannot leak across CHECK-LABEL boundaries.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
