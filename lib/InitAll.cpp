@@ -38,6 +38,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -51,7 +52,7 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::vector::VectorDialect, mlir::cf::ControlFlowDialect,
                   mlir::index::IndexDialect, mlir::LLVM::LLVMDialect,
-                  mlir::ub::UBDialect>();
+                  mlir::ub::UBDialect, mlir::x86vector::X86VectorDialect>();
 
   // How the upstream ops the lowerings produce bufferize ...
   arith::registerBufferizableOpInterfaceExternalModels(registry);

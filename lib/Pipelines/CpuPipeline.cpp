@@ -19,11 +19,19 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
-void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertMXFP4ToLinalgPass());
+bool mlir::mxfp4::hostHasAvx512BF16() {
+  return llvm::sys::getHostCPUFeatures().lookup("avx512bf16");
+}
+
+void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
+                                   const CpuPipelineOptions &options) {
+  ConvertMXFP4ToLinalgPassOptions lowering;
+  lowering.x86Avx512BF16 = options.x86Avx512BF16;
+  pm.addPass(createConvertMXFP4ToLinalgPass(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -48,13 +56,15 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.x86Vector = options.x86Avx512BF16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::mxfp4::registerPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "mxfp4-to-cpu",
       "Lower mxfp4 and upstream tensor code to the LLVM dialect for the host "
       "CPU (bit-exact reference semantics, C-interface entry points with "

@@ -30,7 +30,10 @@ def ConvertMXFP4ToLinalgPass : Pass<"convert-mxfp4-to-linalg", "ModuleOp"> {
     - `hadamard`: a loop nest over tiles; each tile is one vector, rotated
       with the fixed butterfly order of the semantics in registers;
     - `scaled_matmul`: decoded operands, exact 32-element block dot products,
-      and f32 accumulation of the scaled block sums in increasing K order.
+      and f32 accumulation of the scaled block sums in increasing K order;
+      with `x86-avx512-bf16`, a register-tiled micro-kernel on
+      `x86vector.avx512.dot` (vdpbf16ps) over bf16 panels that keeps the same
+      block order (only for CPUs that have AVX512_BF16).
 
     Tensors of `f4E2M1FN` and `f8E8M0FNU` become tensors of `i8` (one code or
     scale byte per element) everywhere, function signatures included: LLVM
@@ -68,7 +71,13 @@ def ConvertMXFP4ToLinalgPass : Pass<"convert-mxfp4-to-linalg", "ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect"
+  ];
+  let options = [
+    Option<"x86Avx512BF16", "x86-avx512-bf16", "bool", /*default=*/"false",
+           "Lower scaled_matmul with static shapes to an AVX-512 BF16 "
+           "(vdpbf16ps) micro-kernel instead of the portable reference loops">
   ];
 }
 

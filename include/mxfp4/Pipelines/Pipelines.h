@@ -8,11 +8,21 @@
 #ifndef MXFP4_PIPELINES_PIPELINES_H
 #define MXFP4_PIPELINES_PIPELINES_H
 
-namespace mlir {
-class OpPassManager;
-} // namespace mlir
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::mxfp4 {
+
+/// Options of the `mxfp4-to-cpu` pipeline.
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> x86Avx512BF16{
+      *this, "x86-avx512-bf16",
+      llvm::cl::desc("Use the AVX-512 BF16 scaled_matmul micro-kernel (only "
+                     "for hosts with AVX512_BF16)"),
+      llvm::cl::init(false)};
+};
+
+/// Returns true if the host CPU has AVX512_BF16 (vdpbf16ps).
+bool hostHasAvx512BF16();
 
 /// Lowers a module of mxfp4 and upstream tensor/linalg/arith/math ops to the
 /// LLVM dialect for the host CPU (`mxfp4-to-cpu`).
@@ -24,7 +34,8 @@ namespace mlir::mxfp4 {
 /// allocates and the function fills (`buffer-results-to-out-params`).
 /// Tensors of f4E2M1FN and f8E8M0FNU are i8 buffers, one code or scale byte
 /// per element; bf16 tensors are buffers of 16-bit patterns.
-void buildCpuPipeline(OpPassManager &pm);
+void buildCpuPipeline(OpPassManager &pm,
+                      const CpuPipelineOptions &options = {});
 
 /// Registers the named pipelines with the global pass registry.
 void registerPipelines();

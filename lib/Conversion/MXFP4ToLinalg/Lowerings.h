@@ -27,6 +27,11 @@ void populateHadamardLoweringPatterns(const TypeConverter &converter,
 void populateScaledMatmulLoweringPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns);
 
+/// scaled_matmul on AVX-512 BF16 dot products (ScaledMatmulToX86Vector.cpp);
+/// static shapes only, preferred over the reference loops when added.
+void populateScaledMatmulToX86VectorPatterns(const TypeConverter &converter,
+                                             RewritePatternSet &patterns);
+
 } // namespace mlir::mxfp4
 
 #endif // MXFP4_LIB_CONVERSION_MXFP4TOLINALG_LOWERINGS_H

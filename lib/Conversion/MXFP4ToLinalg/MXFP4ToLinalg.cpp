@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::mxfp4 {
@@ -41,7 +42,10 @@ void mxfp4::populateMXFP4ToLinalgTypeConversion(TypeConverter &converter) {
 }
 
 void mxfp4::populateMXFP4ToLinalgConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    bool x86Avx512BF16) {
+  if (x86Avx512BF16)
+    populateScaledMatmulToX86VectorPatterns(converter, patterns);
   populateQuantizeLoweringPatterns(converter, patterns);
   populateHadamardLoweringPatterns(converter, patterns);
   populateScaledMatmulLoweringPatterns(converter, patterns);
@@ -71,7 +75,7 @@ struct ConvertMXFP4ToLinalgPass
         [&](Operation *op) { return converter.isLegal(op); });
 
     RewritePatternSet patterns(context);
-    populateMXFP4ToLinalgConversionPatterns(converter, patterns);
+    populateMXFP4ToLinalgConversionPatterns(converter, patterns, x86Avx512BF16);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

@@ -55,14 +55,21 @@ def main():
             c, d, e, g = runner.run(module(m, n, k), "mm",
                                     [a, sa, b, sb, acc, hacc], 4)
             label = f"{m}x{n}x{k} {variant}"
-            check.same_bits(label + " f32", c, ref.scaled_matmul(a, sa, b, sb))
+            # Inf - Inf makes NaNs whose sign depends on the host's default
+            # NaN (NumPy's own SIMD loops are not consistent about it), and
+            # docs/Semantics.md leaves a NaN result's sign unspecified.
+            check.same_bits(label + " f32", c, ref.scaled_matmul(a, sa, b, sb),
+                            any_nan=True)
             check.same_bits(label + " f32 acc", d,
-                            ref.scaled_matmul(a, sa, b, sb, acc=acc))
+                            ref.scaled_matmul(a, sa, b, sb, acc=acc),
+                            any_nan=True)
             check.same_bits(label + " bf16", e,
-                            ref.scaled_matmul(a, sa, b, sb, out="bf16"))
+                            ref.scaled_matmul(a, sa, b, sb, out="bf16"),
+                            any_nan=True, bf16=True)
             check.same_bits(label + " bf16 acc", g,
                             ref.scaled_matmul(a, sa, b, sb, acc=hacc, out="bf16",
-                                              acc_bf16=True))
+                                              acc_bf16=True),
+                            any_nan=True, bf16=True)
             if variant == "moderate":
                 exact = ref.scaled_matmul_exact(a, sa, b, sb)
                 tol = ref.scaled_matmul_tolerance(a, sa, b, sb)

@@ -65,9 +65,14 @@ class Checker:
         self.passed = 0
         self.failures = []
 
-    def same_bits(self, label, got, want):
+    def same_bits(self, label, got, want, any_nan=False, bf16=False):
+        """Bit-exact comparison; with `any_nan`, every NaN equals every NaN
+        (for results whose NaN sign and payload are unspecified). `bf16` says
+        that uint16 arrays hold bf16 bit patterns."""
         got = np.ascontiguousarray(got)
         want = np.ascontiguousarray(want)
+        if any_nan:
+            got, want = _canonical_nan(got, bf16), _canonical_nan(want, bf16)
         if got.shape != want.shape:
             self.failures.append(f"{label}: shape {got.shape} != {want.shape}")
             return
@@ -93,6 +98,15 @@ class Checker:
             print("FAIL", f)
         print(f"{self.name}: {self.passed} passed, {len(self.failures)} failed")
         sys.exit(1 if self.failures else 0)
+
+
+def _canonical_nan(a, bf16):
+    a = a.copy()
+    if a.dtype == np.float32:
+        a[np.isnan(a)] = np.float32(np.nan)
+    elif bf16 and a.dtype == np.uint16:
+        a[((a & 0x7F80) == 0x7F80) & ((a & 0x7F) != 0)] = 0x7FC0
+    return a
 
 
 def _bits(a):

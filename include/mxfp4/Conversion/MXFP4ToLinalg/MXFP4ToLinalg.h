@@ -20,9 +20,11 @@ namespace mlir::mxfp4 {
 void populateMXFP4ToLinalgTypeConversion(TypeConverter &converter);
 
 /// Adds the patterns that expand quantize, dequantize, hadamard and
-/// scaled_matmul into bit-exact linalg/vector/scf code on tensors.
-void populateMXFP4ToLinalgConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns);
+/// scaled_matmul into bit-exact linalg/vector/scf code on tensors. With
+/// `x86Avx512BF16`, scaled_matmul with static shapes uses vdpbf16ps.
+void populateMXFP4ToLinalgConversionPatterns(const TypeConverter &converter,
+                                             RewritePatternSet &patterns,
+                                             bool x86Avx512BF16 = false);
 
 } // namespace mlir::mxfp4
 
