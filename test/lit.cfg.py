@@ -30,6 +30,7 @@ tool_dirs = [os.path.join(config.mxfp4_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     [
         "mxfp4-opt",
+        "mxfp4-run",
         "mlir-opt",
         ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
     ],

@@ -1,0 +1,205 @@
+//===- CpuRunner.cpp - run functions of a module on the host CPU ----------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/API/CpuRunner.h"
+
+#include "CallArguments.h"
+#include "PackedCall.h"
+
+#include "mxfp4/InitAll.h"
+#include "mxfp4/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Returns `headline` followed by the collected diagnostics, if any.
+static llvm::Error diagnosticsError(const llvm::Twine &headline,
+                                    llvm::StringRef diagnostics) {
+  diagnostics = diagnostics.rtrim();
+  if (diagnostics.empty())
+    return makeError(headline);
+  return makeError(headline + "\n" + diagnostics);
+}
+
+CpuModule::CpuModule() = default;
+CpuModule::~CpuModule() = default;
+
+/// Parses, lowers and JIT-compiles the module in `buffer`.
+static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                           SmallVectorImpl<FunctionSignature> &functions,
+                           std::unique_ptr<ExecutionEngine> &engine) {
+  static std::once_flag targetsInitialized;
+  std::call_once(targetsInitialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  // Every diagnostic goes to a string, with its location and source line.
+  std::string name = buffer->getBufferIdentifier().str();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return diagnosticsError("cannot parse or verify '" + name + "'",
+                            diagnostics);
+
+  // The signatures as written: lowering turns tensors into descriptors and
+  // results into out-parameters.
+  for (auto function : module->getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isExternal())
+      functions.push_back(describeFunction(function));
+
+  PassManager pm(&context);
+  buildCpuPipeline(pm);
+  if (failed(pm.run(*module)))
+    return diagnosticsError(
+        "cannot lower '" + name + "' for the CPU (mxfp4-to-cpu)", diagnostics);
+
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machineBuilder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      machineBuilder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                               machine->get());
+  // memrefCopy, for copies between strided views, lives in the C runner
+  // utilities.
+  llvm::StringRef sharedLibs[] = {MXFP4_C_RUNNER_UTILS_PATH};
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.sharedLibPaths = sharedLibs;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> created =
+      ExecutionEngine::create(*module, options, std::move(*machine));
+  if (!created)
+    return diagnosticsError("cannot JIT-compile '" + name +
+                                "': " + llvm::toString(created.takeError()),
+                            diagnostics);
+  engine = std::move(*created);
+  engine->initialize();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<CpuModule>>
+CpuModule::fromSource(llvm::StringRef source, llvm::StringRef name) {
+  std::unique_ptr<CpuModule> result(new CpuModule());
+  if (llvm::Error error =
+          compile(llvm::MemoryBuffer::getMemBufferCopy(source, name),
+                  result->functions, result->engine))
+    return std::move(error);
+  return result;
+}
+
+llvm::Expected<std::unique_ptr<CpuModule>>
+CpuModule::fromFile(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (std::error_code error = file.getError())
+    return makeError("cannot read '" + path + "': " + error.message());
+  std::unique_ptr<CpuModule> result(new CpuModule());
+  if (llvm::Error error =
+          compile(std::move(*file), result->functions, result->engine))
+    return std::move(error);
+  return result;
+}
+
+const FunctionSignature *CpuModule::lookupFunction(llvm::StringRef name) const {
+  for (const FunctionSignature &function : functions)
+    if (function.name == name)
+      return &function;
+  return nullptr;
+}
+
+llvm::Expected<SmallVector<HostArray>>
+CpuModule::invoke(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
+  const FunctionSignature *function = lookupFunction(name);
+  if (!function) {
+    std::string known;
+    for (const FunctionSignature &candidate : functions)
+      known += (known.empty() ? " @" : ", @") + candidate.name;
+    return makeError(
+        "no public function @" + name + " in the module" +
+        (known.empty() ? " (it has none)" : "; public functions:" + known));
+  }
+  if (arguments.size() != function->arguments.size()) {
+    std::string types;
+    for (const ValueType &type : function->arguments)
+      types += (types.empty() ? "" : ", ") + type.text;
+    size_t count = function->arguments.size();
+    return makeError("@" + name + " takes " + llvm::Twine(count) +
+                     (count == 1 ? " argument (" : " arguments (") + types +
+                     "), got " + llvm::Twine(arguments.size()));
+  }
+
+  SmallVector<HostArray> inputs;
+  for (auto [i, param, argument] :
+       llvm::enumerate(function->arguments, arguments)) {
+    llvm::Expected<HostArray> input = convertArgument(param, argument, i);
+    if (!input)
+      return input.takeError();
+    inputs.push_back(std::move(*input));
+  }
+  SmallVector<HostArray> results;
+  for (auto [i, type] : llvm::enumerate(function->results)) {
+    llvm::Expected<HostArray> result = allocateResult(type, i);
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
+  }
+
+  // Arguments in order, then the out-parameters of the tensor results;
+  // scalar results come back by value.
+  SmallVector<PackedOperand> operands;
+  SmallVector<HostArray *> scalarResults;
+  for (auto [param, input] : llvm::zip_equal(function->arguments, inputs))
+    operands.push_back({&input, param.isTensor});
+  for (auto [type, result] : llvm::zip_equal(function->results, results)) {
+    if (type.isTensor)
+      operands.push_back({&result, /*isTensor=*/true});
+    else
+      scalarResults.push_back(&result);
+  }
+  if (llvm::Error error = callPacked(*engine, name, operands, scalarResults))
+    return makeError("cannot call @" + name + ": " +
+                     llvm::toString(std::move(error)));
+  return results;
+}

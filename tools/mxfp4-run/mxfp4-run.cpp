@@ -1,0 +1,207 @@
+//===- mxfp4-run.cpp - run mxfp4 programs ---------------------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A thin command line over mxfp4/API, one subcommand per job:
+//
+//   mxfp4-run exec FILE.mlir --function=NAME --input=@a.npy --input=5
+//       --output=@out.npy --print
+//
+// JIT-compiles FILE.mlir for the host CPU and calls NAME on the inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/API/CpuRunner.h"
+#include "mxfp4/Runtime/ArrayPrinter.h"
+#include "mxfp4/Runtime/Npy.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::mxfp4;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// exec
+//===----------------------------------------------------------------------===//
+
+static cl::SubCommand execCommand(
+    "exec", "Run one function of a .mlir file on the CPU (JIT-compiled with "
+            "the mxfp4-to-cpu pipeline)");
+static cl::OptionCategory execCategory("exec options");
+
+static cl::opt<std::string> execFile(cl::Positional, cl::Required,
+                                     cl::desc("<file.mlir>"),
+                                     cl::sub(execCommand),
+                                     cl::cat(execCategory));
+static cl::opt<std::string> execFunction(
+    "function",
+    cl::desc("Public function to run (default: the module's only one)"),
+    cl::value_desc("name"), cl::sub(execCommand), cl::cat(execCategory));
+static cl::list<std::string> execInputs(
+    "input",
+    cl::desc("Next argument: @FILE.npy, or an inline scalar such as 5, -1.5 "
+             "or 0x10"),
+    cl::value_desc("@file.npy|value"), cl::sub(execCommand),
+    cl::cat(execCategory));
+static cl::list<std::string>
+    execOutputs("output", cl::desc("Write the next result to FILE.npy"),
+                cl::value_desc("@file.npy"), cl::sub(execCommand),
+                cl::cat(execCategory));
+static cl::opt<bool> execPrint(
+    "print",
+    cl::desc("Print every result (the default when no --output is given)"),
+    cl::sub(execCommand), cl::cat(execCategory));
+
+/// Returns "1 result", "2 results".
+static std::string countOf(size_t count, llvm::StringRef noun) {
+  return std::to_string(count) + " " + noun.str() + (count == 1 ? "" : "s");
+}
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error() << message << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error error) {
+  return fail(llvm::toString(std::move(error)));
+}
+
+/// Returns the function to run: --function, or the module's only public one.
+static llvm::Expected<const FunctionSignature *>
+chooseFunction(const CpuModule &module) {
+  llvm::ArrayRef<FunctionSignature> functions = module.getFunctions();
+  llvm::StringRef name = llvm::StringRef(execFunction).ltrim('@');
+  std::string problem;
+  if (!name.empty()) {
+    if (const FunctionSignature *function = module.lookupFunction(name))
+      return function;
+    problem = "no public function @" + name.str() + " in '" + execFile + "'";
+  } else if (functions.size() == 1) {
+    return &functions.front();
+  } else if (functions.empty()) {
+    return llvm::createStringError("'" + execFile +
+                                   "' has no public function to run");
+  } else {
+    problem = "'" + execFile + "' has " +
+              countOf(functions.size(), "public function") +
+              "; choose one with --function";
+  }
+  std::string known;
+  for (const FunctionSignature &function : functions)
+    known += (known.empty() ? " @" : ", @") + function.name;
+  return llvm::createStringError(
+      problem +
+      (known.empty() ? " (it has none)" : " (public functions:" + known + ")"));
+}
+
+/// Turns `--input` values into call arguments: `@FILE.npy` or a scalar.
+static llvm::Expected<llvm::SmallVector<CallArgument>> readInputs() {
+  llvm::SmallVector<CallArgument> arguments;
+  for (auto [i, text] : llvm::enumerate(execInputs)) {
+    llvm::StringRef value(text);
+    std::string where = "argument #" + std::to_string(i) + " (" + text + ")";
+    if (value.consume_front("@")) {
+      llvm::Expected<HostArray> array = readNpyFile(value);
+      if (!array)
+        return llvm::createStringError(where + ": " +
+                                       llvm::toString(array.takeError()));
+      arguments.push_back({std::move(*array), text});
+      continue;
+    }
+    llvm::Expected<Scalar> scalar = Scalar::parse(value);
+    if (!scalar)
+      return llvm::createStringError(where + ": " +
+                                     llvm::toString(scalar.takeError()));
+    arguments.push_back({*scalar, text});
+  }
+  return arguments;
+}
+
+static int runExec() {
+  llvm::SmallVector<llvm::StringRef> outputPaths;
+  for (auto [i, text] : llvm::enumerate(execOutputs)) {
+    llvm::StringRef path(text);
+    if (!path.consume_front("@") || path.empty())
+      return fail("output #" + llvm::Twine(i) + ": expected @FILE.npy, got '" +
+                  text + "'");
+    outputPaths.push_back(path);
+  }
+
+  llvm::Expected<std::unique_ptr<CpuModule>> module =
+      CpuModule::fromFile(execFile);
+  if (!module)
+    return fail(module.takeError());
+  llvm::Expected<const FunctionSignature *> chosen = chooseFunction(**module);
+  if (!chosen)
+    return fail(chosen.takeError());
+  const FunctionSignature *function = *chosen;
+  if (outputPaths.size() > function->results.size())
+    return fail(llvm::Twine(outputPaths.size()) + " outputs given, but @" +
+                function->name + " has " +
+                countOf(function->results.size(), "result"));
+
+  llvm::Expected<llvm::SmallVector<CallArgument>> arguments = readInputs();
+  if (!arguments)
+    return fail(arguments.takeError());
+  llvm::Expected<llvm::SmallVector<HostArray>> results =
+      (*module)->invoke(function->name, *arguments);
+  if (!results)
+    return fail(results.takeError());
+
+  for (auto [i, path] : llvm::enumerate(outputPaths))
+    if (llvm::Error error = writeNpyFile((*results)[i], path))
+      return fail("result #" + llvm::Twine(i) + ": " +
+                  llvm::toString(std::move(error)));
+  if (execPrint || outputPaths.empty()) {
+    for (auto [i, type, result] :
+         llvm::enumerate(function->results, *results)) {
+      llvm::outs() << "result #" << i << ": " << type.text << "\n";
+      printArray(llvm::outs(), result, *type.elementType);
+    }
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::setBugReportMsg("mxfp4-run crashed: please report this with the "
+                        "input files and the command line.\n");
+
+  // The parser would take an unknown subcommand for a stray positional
+  // argument; name the problem instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    llvm::StringRef name(argv[1]);
+    if (llvm::none_of(cl::getRegisteredSubcommands(), [&](cl::SubCommand *sub) {
+          return sub->getName() == name;
+        })) {
+      std::string known;
+      for (cl::SubCommand *sub : cl::getRegisteredSubcommands())
+        if (!sub->getName().empty())
+          known += (known.empty() ? "" : ", ") + sub->getName().str();
+      return fail("unknown subcommand '" + name + "' (known: " + known +
+                  "); see 'mxfp4-run --help'");
+    }
+  }
+
+  cl::HideUnrelatedOptions(execCategory, execCommand);
+  cl::HideUnrelatedOptions(llvm::ArrayRef<const cl::OptionCategory *>{});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mxfp4 runner: runs mxfp4 programs\n\n"
+      "  Run 'mxfp4-run <subcommand> --help' for a subcommand's options.\n");
+
+  if (execCommand)
+    return runExec();
+  return fail("no subcommand given; see 'mxfp4-run --help'");
+}
