@@ -15,6 +15,14 @@ config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py",
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mxfp4_obj_root, "test")
 
+# Tests of the AVX-512 BF16 kernels run only where the host can execute them.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512_bf16" in cpuinfo.read():
+            config.available_features.add("avx512bf16")
+except OSError:
+    pass
+
 config.substitutions.append(("%mxfp4_src_root", config.mxfp4_src_root))
 config.substitutions.append(("%mxfp4_obj_root", config.mxfp4_obj_root))
 

@@ -50,9 +50,31 @@ CpuModule::CpuModule() = default;
 CpuModule::~CpuModule() = default;
 
 /// Parses, lowers and JIT-compiles the module in `buffer`.
+/// Decides whether scaled_matmul uses the AVX-512 BF16 kernel.
+static llvm::Expected<bool> useAvx512BF16(const CpuCompileOptions &options) {
+  switch (options.matmulKernel) {
+  case CpuMatmulKernel::automatic:
+    return hostHasAvx512BF16();
+  case CpuMatmulKernel::reference:
+    return false;
+  case CpuMatmulKernel::avx512BF16:
+    if (!hostHasAvx512BF16())
+      return makeError("the AVX-512 BF16 scaled_matmul kernel needs a CPU "
+                       "with AVX512_BF16, which this host lacks");
+    return true;
+  }
+  llvm_unreachable("unknown CpuMatmulKernel");
+}
+
 static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                           const CpuCompileOptions &compileOptions,
                            SmallVectorImpl<FunctionSignature> &functions,
-                           std::unique_ptr<ExecutionEngine> &engine) {
+                           std::unique_ptr<ExecutionEngine> &engine,
+                           bool &avx512BF16) {
+  llvm::Expected<bool> bf16 = useAvx512BF16(compileOptions);
+  if (!bf16)
+    return bf16.takeError();
+  avx512BF16 = *bf16;
   static std::once_flag targetsInitialized;
   std::call_once(targetsInitialized, [] {
     llvm::InitializeNativeTarget();
@@ -86,7 +108,9 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
       functions.push_back(describeFunction(function));
 
   PassManager pm(&context);
-  buildCpuPipeline(pm);
+  CpuPipelineOptions pipelineOptions;
+  pipelineOptions.x86Avx512BF16 = avx512BF16;
+  buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return diagnosticsError(
         "cannot lower '" + name + "' for the CPU (mxfp4-to-cpu)", diagnostics);
@@ -120,24 +144,25 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
 }
 
 llvm::Expected<std::unique_ptr<CpuModule>>
-CpuModule::fromSource(llvm::StringRef source, llvm::StringRef name) {
+CpuModule::fromSource(llvm::StringRef source, llvm::StringRef name,
+                      const CpuCompileOptions &options) {
   std::unique_ptr<CpuModule> result(new CpuModule());
   if (llvm::Error error =
-          compile(llvm::MemoryBuffer::getMemBufferCopy(source, name),
-                  result->functions, result->engine))
+          compile(llvm::MemoryBuffer::getMemBufferCopy(source, name), options,
+                  result->functions, result->engine, result->avx512BF16))
     return std::move(error);
   return result;
 }
 
 llvm::Expected<std::unique_ptr<CpuModule>>
-CpuModule::fromFile(llvm::StringRef path) {
+CpuModule::fromFile(llvm::StringRef path, const CpuCompileOptions &options) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (std::error_code error = file.getError())
     return makeError("cannot read '" + path + "': " + error.message());
   std::unique_ptr<CpuModule> result(new CpuModule());
-  if (llvm::Error error =
-          compile(std::move(*file), result->functions, result->engine))
+  if (llvm::Error error = compile(std::move(*file), options, result->functions,
+                                 result->engine, result->avx512BF16))
     return std::move(error);
   return result;
 }
@@ -149,8 +174,8 @@ const FunctionSignature *CpuModule::lookupFunction(llvm::StringRef name) const {
   return nullptr;
 }
 
-llvm::Expected<SmallVector<HostArray>>
-CpuModule::invoke(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
+llvm::Expected<std::unique_ptr<PreparedCall>>
+CpuModule::prepare(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
   const FunctionSignature *function = lookupFunction(name);
   if (!function) {
     std::string known;
@@ -170,22 +195,26 @@ CpuModule::invoke(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
                      "), got " + llvm::Twine(arguments.size()));
   }
 
-  SmallVector<HostArray> inputs;
+  std::unique_ptr<PreparedCall> call(new PreparedCall());
+  call->engine = engine.get();
+  call->function = function;
   for (auto [i, param, argument] :
        llvm::enumerate(function->arguments, arguments)) {
     llvm::Expected<HostArray> input = convertArgument(param, argument, i);
     if (!input)
       return input.takeError();
-    inputs.push_back(std::move(*input));
+    call->inputs.push_back(std::move(*input));
   }
-  SmallVector<HostArray> results;
   for (auto [i, type] : llvm::enumerate(function->results)) {
     llvm::Expected<HostArray> result = allocateResult(type, i);
     if (!result)
       return result.takeError();
-    results.push_back(std::move(*result));
+    call->results.push_back(std::move(*result));
   }
+  return call;
+}
 
+llvm::Error PreparedCall::run() {
   // Arguments in order, then the out-parameters of the tensor results;
   // scalar results come back by value.
   SmallVector<PackedOperand> operands;
@@ -198,8 +227,19 @@ CpuModule::invoke(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
     else
       scalarResults.push_back(&result);
   }
-  if (llvm::Error error = callPacked(*engine, name, operands, scalarResults))
-    return makeError("cannot call @" + name + ": " +
+  if (llvm::Error error =
+          callPacked(*engine, function->name, operands, scalarResults))
+    return makeError("cannot call @" + function->name + ": " +
                      llvm::toString(std::move(error)));
-  return results;
+  return llvm::Error::success();
+}
+
+llvm::Expected<SmallVector<HostArray>>
+CpuModule::invoke(llvm::StringRef name, ArrayRef<CallArgument> arguments) {
+  llvm::Expected<std::unique_ptr<PreparedCall>> call = prepare(name, arguments);
+  if (!call)
+    return call.takeError();
+  if (llvm::Error error = (*call)->run())
+    return std::move(error);
+  return std::move((*call)->results);
 }

@@ -54,6 +54,16 @@ static cl::list<std::string>
     execOutputs("output", cl::desc("Write the next result to FILE.npy"),
                 cl::value_desc("@file.npy"), cl::sub(execCommand),
                 cl::cat(execCategory));
+static cl::opt<CpuMatmulKernel> execMatmulKernel(
+    "cpu-matmul", cl::desc("How scaled_matmul runs on the CPU"),
+    cl::values(clEnumValN(CpuMatmulKernel::automatic, "auto",
+                          "AVX-512 BF16 kernel if the host has it (default)"),
+               clEnumValN(CpuMatmulKernel::reference, "reference",
+                          "portable reference loops"),
+               clEnumValN(CpuMatmulKernel::avx512BF16, "avx512-bf16",
+                          "AVX-512 BF16 (vdpbf16ps) micro-kernel")),
+    cl::init(CpuMatmulKernel::automatic), cl::sub(execCommand),
+    cl::cat(execCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
@@ -135,7 +145,7 @@ static int runExec() {
   }
 
   llvm::Expected<std::unique_ptr<CpuModule>> module =
-      CpuModule::fromFile(execFile);
+      CpuModule::fromFile(execFile, CpuCompileOptions{execMatmulKernel});
   if (!module)
     return fail(module.takeError());
   llvm::Expected<const FunctionSignature *> chosen = chooseFunction(**module);

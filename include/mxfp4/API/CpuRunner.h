@@ -49,17 +49,36 @@ struct CallArgument {
   std::string label;
 };
 
+/// How scaled_matmul is lowered for the CPU.
+enum class CpuMatmulKernel {
+  /// The AVX-512 BF16 micro-kernel where the host has AVX512_BF16, else the
+  /// portable reference loops.
+  automatic,
+  /// The portable reference loops (docs/Semantics.md order, any x86-64).
+  reference,
+  /// The AVX-512 BF16 micro-kernel; an error on hosts without AVX512_BF16.
+  avx512BF16,
+};
+
+/// Options of the CPU compilation.
+struct CpuCompileOptions {
+  CpuMatmulKernel matmulKernel = CpuMatmulKernel::automatic;
+};
+
+class PreparedCall;
+
 /// A module compiled for the host CPU.
 class CpuModule {
 public:
   /// Parses, verifies, lowers and JIT-compiles the module in `source`;
   /// diagnostics name the buffer `name`.
   static llvm::Expected<std::unique_ptr<CpuModule>>
-  fromSource(llvm::StringRef source, llvm::StringRef name = "<source>");
+  fromSource(llvm::StringRef source, llvm::StringRef name = "<source>",
+             const CpuCompileOptions &options = {});
 
   /// Same as fromSource for the file at `path` ("-" reads stdin).
   static llvm::Expected<std::unique_ptr<CpuModule>>
-  fromFile(llvm::StringRef path);
+  fromFile(llvm::StringRef path, const CpuCompileOptions &options = {});
 
   ~CpuModule();
 
@@ -77,11 +96,42 @@ public:
   llvm::Expected<llvm::SmallVector<HostArray>>
   invoke(llvm::StringRef name, llvm::ArrayRef<CallArgument> arguments);
 
+  /// Checks and converts `arguments` and allocates the results of `name`
+  /// once, for calls repeated on the same buffers (benchmarks, loops).
+  llvm::Expected<std::unique_ptr<PreparedCall>>
+  prepare(llvm::StringRef name, llvm::ArrayRef<CallArgument> arguments);
+
+  /// Returns true if scaled_matmul was lowered to the AVX-512 BF16 kernel.
+  bool usesAvx512BF16() const { return avx512BF16; }
+
 private:
   CpuModule();
 
   std::unique_ptr<ExecutionEngine> engine;
   llvm::SmallVector<FunctionSignature> functions;
+  bool avx512BF16 = false;
+};
+
+/// A call of one function on buffers that stay allocated between runs. The
+/// module must outlive it.
+class PreparedCall {
+public:
+  /// Runs the function; the results are overwritten.
+  llvm::Error run();
+
+  /// The argument buffers (the function may read them again on every run).
+  llvm::MutableArrayRef<HostArray> getInputs() { return inputs; }
+  /// The results of the last run.
+  llvm::MutableArrayRef<HostArray> getResults() { return results; }
+
+private:
+  friend class CpuModule;
+  PreparedCall() = default;
+
+  ExecutionEngine *engine = nullptr;
+  const FunctionSignature *function = nullptr;
+  llvm::SmallVector<HostArray> inputs;
+  llvm::SmallVector<HostArray> results;
 };
 
 } // namespace mlir::mxfp4

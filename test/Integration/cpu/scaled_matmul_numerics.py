@@ -3,7 +3,11 @@
 # NaN scales), bit-identical to the exact product rounded once where the order
 # cannot matter (one K block), and within the documented bound of the exact
 # float64 result everywhere.
-# RUN: %PYTHON %s mxfp4-run %t
+# Both CPU kernels: the portable reference loops and, where the host has
+# AVX512_BF16, the vdpbf16ps micro-kernel (its fast path on moderate scales and
+# its exact path on wide or NaN scales).
+# RUN: %PYTHON %s mxfp4-run %t.ref reference
+# RUN: %if avx512bf16 %{ %PYTHON %s mxfp4-run %t.bf16 avx512-bf16 %}
 
 import os
 import sys
@@ -37,9 +41,9 @@ def module(m, n, k):
 
 
 def main():
-    tool, workdir = sys.argv[1], sys.argv[2]
-    runner = harness.Runner(tool, workdir)
-    check = harness.Checker("scaled_matmul")
+    tool, workdir, kernel = sys.argv[1:4]
+    runner = harness.Runner(tool, workdir, [f"--cpu-matmul={kernel}"])
+    check = harness.Checker(f"scaled_matmul ({kernel})")
     rng = np.random.default_rng(5)
     for m, n, k in SHAPES:
         for variant in ("moderate", "wide", "nan"):

@@ -26,9 +26,10 @@ def tensor_type(shape, element):
 class Runner:
     """Compiles and runs one MLIR module per call with `mxfp4-run exec`."""
 
-    def __init__(self, tool, workdir):
+    def __init__(self, tool, workdir, extra_args=()):
         self.tool = tool
         self.workdir = workdir
+        self.extra_args = list(extra_args)
         self.count = 0
         os.makedirs(workdir, exist_ok=True)
 
@@ -41,6 +42,7 @@ class Runner:
         with open(stem + ".mlir", "w") as f:
             f.write(mlir)
         args = [self.tool, "exec", stem + ".mlir", f"--function={function}"]
+        args += self.extra_args
         for i, value in enumerate(inputs):
             if isinstance(value, np.ndarray):
                 path = f"{stem}.in{i}.npy"
