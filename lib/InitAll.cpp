@@ -10,6 +10,7 @@
 #include "mxfp4/Conversion/Passes.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 #include "mxfp4/Pipelines/Pipelines.h"
+#include "mxfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -59,6 +61,8 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  // memref.alloc as an allocation, so results are hoisted to the caller.
+  memref::registerAllocationOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
@@ -75,6 +79,7 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::mxfp4::registerAllPasses() {
   registerMXFP4ConversionPasses();
+  registerMXFP4TransformsPasses();
   registerPipelines();
   // Upstream's generic transforms (canonicalize, cse, inline, ...).
   mlir::registerTransformsPasses();

@@ -8,6 +8,7 @@
 #include "mxfp4/Pipelines/Pipelines.h"
 
 #include "mxfp4/Conversion/Passes.h"
+#include "mxfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -42,6 +43,11 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Loops that update a buffer in place forward it unchanged; folding those
+  // iter_args lets the result allocations be hoisted to the caller instead
+  // of being copied out.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDistinctResultBuffersPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -15,9 +15,14 @@ class TypeConverter;
 
 namespace mlir::mxfp4 {
 
-/// quantize and dequantize to linalg.generic (QuantizeToLinalg.cpp).
-void populateQuantizeLoweringPatterns(const TypeConverter &converter,
+/// quantize, absorbing a rotation along its axis, to one vectorized pass
+/// over memory (QuantizeToVector.cpp).
+void populateQuantizeToVectorPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns);
+
+/// dequantize to linalg.generic (DequantizeToLinalg.cpp).
+void populateDequantizeLoweringPatterns(const TypeConverter &converter,
+                                        RewritePatternSet &patterns);
 
 /// hadamard to a loop nest of in-register butterflies (HadamardToVector.cpp).
 void populateHadamardLoweringPatterns(const TypeConverter &converter,

@@ -46,7 +46,8 @@ void mxfp4::populateMXFP4ToLinalgConversionPatterns(
     bool x86Avx512BF16) {
   if (x86Avx512BF16)
     populateScaledMatmulToX86VectorPatterns(converter, patterns);
-  populateQuantizeLoweringPatterns(converter, patterns);
+  populateQuantizeToVectorPatterns(converter, patterns);
+  populateDequantizeLoweringPatterns(converter, patterns);
   populateHadamardLoweringPatterns(converter, patterns);
   populateScaledMatmulLoweringPatterns(converter, patterns);
 }

@@ -145,16 +145,30 @@ static Value countAbove(OpBuilder &b, Location loc, Value absA,
 }
 
 Value numerics::roundNearestEven(OpBuilder &b, Location loc, Value absA) {
-  // A tie goes to the even code: strict comparisons at ties whose lower
-  // neighbour is even (0.25, 1.25, 2.5, 5), inclusive at the others.
-  return countAbove(b, loc, absA,
-                    {{0.25f, false},
-                     {0.75f, true},
-                     {1.25f, false},
-                     {1.75f, true},
-                     {2.5f, false},
-                     {3.5f, true},
-                     {5.0f, false}});
+  Type i32 = withElementType(absA.getType(), b.getI32Type());
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  // |a| >= 1: round the f32 mantissa to one bit with ties to even; a carry
+  // moves into the exponent by itself. Then (exponent << 1 | mantissa bit)
+  // minus 252 is the code (1.0 -> 2), saturated at 7 (6.0).
+  Value bits = bitsOf(b, loc, absA);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(22)), c(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, bits, arith::AddIOp::create(b, loc, lsb, c(0x1FFFFF)));
+  Value normal = arith::MinSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, c(22)),
+                            c(252)),
+      c(7));
+  // |a| < 1: multiples of 0.5. Adding 2^22 (whose ulp is 0.5) rounds to the
+  // nearest multiple with ties to even; the encoding difference counts them.
+  Value magic = constantF32(b, loc, absA.getType(), 0x1p22f);
+  Value small = arith::SubIOp::create(
+      b, loc, bitsOf(b, loc, arith::AddFOp::create(b, loc, absA, magic)),
+      c(0x4A800000));
+  Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, absA,
+                                        constantF32(b, loc, absA.getType(), 1.0f));
+  return arith::SelectOp::create(b, loc, isSmall, small, normal);
 }
 
 Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
@@ -245,7 +259,7 @@ std::array<Value, 4> numerics::philox4x32x10(OpBuilder &b, Location loc,
 }
 
 std::array<Value, 2> numerics::splitI64(OpBuilder &b, Location loc, Value v) {
-  Type i32 = b.getI32Type();
+  Type i32 = withElementType(v.getType(), b.getI32Type());
   Value lo = arith::TruncIOp::create(b, loc, i32, v);
   Value hi = arith::TruncIOp::create(
       b, loc, i32,

@@ -62,7 +62,7 @@ std::array<Value, 4> philox4x32x10(OpBuilder &b, Location loc,
                                    std::array<Value, 4> counter,
                                    std::array<Value, 2> key);
 
-/// The low and high 32 bits of an i64.
+/// The low and high 32 bits of an i64 (scalar or vector).
 std::array<Value, 2> splitI64(OpBuilder &b, Location loc, Value v);
 
 } // namespace mlir::mxfp4::numerics

@@ -1,0 +1,266 @@
+//===- QuantizeToVector.cpp - quantize (+rotation) in one pass ------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Lowers mxfp4.quantize to one loop nest that reads each 32-element block
+// once as a vector, takes its amax with a vector reduction, derives the E8M0
+// byte and rounds all 32 elements in registers (docs/Semantics.md section 2).
+// When the input is an mxfp4.hadamard along the same axis, the rotation is
+// applied to the loaded vector too (and rounded to bf16 where the hadamard's
+// type says so), so a rotated quantization makes a single trip through
+// memory: the fused Hadamard+quantize kernel of the paper's stack.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerings.h"
+#include "Numerics.h"
+#include "Rotation.h"
+#include "TensorUtils.h"
+
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+namespace num = mlir::mxfp4::numerics;
+
+namespace {
+
+/// The rotation a quantize absorbs from its producer.
+struct AbsorbedRotation {
+  int64_t size = 0;
+  bool inverse = false;
+  Value signs; // null for a deterministic rotation
+  bool roundToBF16 = false;
+};
+
+/// Philox words for stochastic rounding of the lanes whose row-major linear
+/// indices are `linear` (vector<32xi64>; docs/Semantics.md section 5).
+Value roundingWords(OpBuilder &b, Location loc, Value linear, Value seed,
+                    Value counter) {
+  Type vecI64 = linear.getType();
+  auto vecI32 = cast<VectorType>(vecI64).clone(b.getI32Type());
+  Value group = arith::ShRUIOp::create(b, loc, linear,
+                                       num::constant(b, loc, vecI64, 2));
+  auto [g0, g1] = num::splitI64(b, loc, group);
+  auto broadcast = [&](Value scalar) -> Value {
+    return vector::BroadcastOp::create(b, loc, vecI32, scalar);
+  };
+  auto [n0, n1] = num::splitI64(b, loc, counter);
+  auto [k0, k1] = num::splitI64(b, loc, seed);
+  std::array<Value, 4> words = num::philox4x32x10(
+      b, loc, {g0, g1, broadcast(n0), broadcast(n1)},
+      {broadcast(k0), broadcast(k1)});
+  Value lane = arith::TruncIOp::create(
+      b, loc, vecI32,
+      arith::AndIOp::create(b, loc, linear, num::constant(b, loc, vecI64, 3)));
+  Value word = words[3];
+  for (int64_t i = 2; i >= 0; --i) {
+    Value isLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                         num::constant(b, loc, vecI32, i));
+    word = arith::SelectOp::create(b, loc, isLane, words[i], word);
+  }
+  return word;
+}
+
+/// Quantizes one block held in `block` (vector<32xf32>): returns the codes
+/// (vector<32xi8>) and the scale byte (i8).
+std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
+                                      ScaleRule rule,
+                                      function_ref<Value()> randomWords) {
+  auto vecI32 = VectorType::get({kBlockSize}, b.getI32Type());
+  Type i32 = b.getI32Type();
+  auto cv = [&](int64_t v) { return num::constant(b, loc, vecI32, v); };
+  auto c = [&](int64_t v) { return num::constant(b, loc, i32, v); };
+  Value bits = num::bitsOf(b, loc, block);
+  Value magnitudeBits = arith::AndIOp::create(b, loc, bits, cv(0x7FFFFFFF));
+  // An integer max of sign-cleared encodings orders magnitudes and puts Inf
+  // and NaN above every finite value.
+  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
+                                           magnitudeBits);
+  Value byte = num::scaleByte(b, loc, amax, rule);
+  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
+  Value inverseScale = num::fromBits(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, c(254), byte),
+                            c(23)));
+  Value scaled = arith::MulFOp::create(
+      b, loc, block,
+      vector::BroadcastOp::create(b, loc, block.getType(), inverseScale));
+  Value absA = num::fromBits(
+      b, loc,
+      arith::AndIOp::create(b, loc, num::bitsOf(b, loc, scaled),
+                            cv(0x7FFFFFFF)));
+  Value magnitude = randomWords
+                        ? num::roundStochastic(b, loc, absA, randomWords())
+                        : num::roundNearestEven(b, loc, absA);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
+  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
+  Value nanBlock =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
+  code = arith::SelectOp::create(b, loc, nanBlock, cv(0), code);
+  Value codes = arith::TruncIOp::create(
+      b, loc, VectorType::get({kBlockSize}, b.getI8Type()), code);
+  return {codes, arith::TruncIOp::create(b, loc, b.getI8Type(), byte)};
+}
+
+struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    int64_t axis = op.getAxis();
+    Type i8 = b.getI8Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+    Value input = adaptor.getInput();
+
+    // Absorb a rotation along the same axis: read its input instead.
+    AbsorbedRotation rotation;
+    if (auto hadamard = op.getInput().getDefiningOp<HadamardOp>();
+        hadamard && static_cast<int64_t>(hadamard.getAxis()) == axis) {
+      rotation.size = hadamard.getSize();
+      rotation.inverse = hadamard.getInverse();
+      rotation.roundToBF16 = !hadamard.getType().getElementType().isF32();
+      input = rewriter.getRemappedValue(hadamard.getInput());
+      if (hadamard.getKind() != HadamardKind::deterministic) {
+        Value step = hadamard.getStep()
+                         ? rewriter.getRemappedValue(hadamard.getStep())
+                         : Value();
+        int64_t lanes = std::max<int64_t>(kBlockSize, rotation.size);
+        rotation.signs = buildRotationSigns(
+            b, loc, rotation.size, lanes,
+            rewriter.getRemappedValue(hadamard.getSeed()), step);
+      }
+    }
+    int64_t tile = std::max<int64_t>(kBlockSize, rotation.size);
+    auto type = cast<RankedTensorType>(input.getType());
+    Type element = type.getElementType();
+    int64_t rank = type.getRank();
+
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    Value codesInit = emptyTensor(b, loc, sizes, i8);
+    SmallVector<OpFoldResult> scaleSizes(sizes);
+    scaleSizes[axis] = b.getIndexAttr(type.getDimSize(axis) / kBlockSize);
+    Value scalesInit = emptyTensor(b, loc, scaleSizes, i8);
+
+    // Row-major strides for the element indices of stochastic rounding.
+    bool stochastic = op.getRounding() == Rounding::stochastic;
+    SmallVector<Value> strides(rank);
+    Value seed = adaptor.getSeed(), counter = adaptor.getCounter();
+    if (stochastic) {
+      Value stride = num::constant(b, loc, i64, 1);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        strides[d] = stride;
+        Value dim = arith::IndexCastOp::create(
+            b, loc, i64, tensor::DimOp::create(b, loc, input, d));
+        stride = arith::MulIOp::create(b, loc, stride, dim);
+      }
+    }
+
+    SmallVector<Value> lbs, ubs, steps;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      lbs.push_back(zero);
+      ubs.push_back(tensor::DimOp::create(b, loc, input, d));
+      steps.push_back(arith::ConstantIndexOp::create(b, loc,
+                                                     d == axis ? tile : 1));
+    }
+    AffineMap alongAxis =
+        AffineMap::get(rank, 0, b.getAffineDimExpr(axis), b.getContext());
+    bool inBounds[] = {true};
+    ScaleRule rule = op.getScaleRule();
+
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{codesInit, scalesInit},
+        [&](OpBuilder &nb, Location nl, ValueRange ivs,
+            ValueRange iterArgs) -> scf::ValueVector {
+          Value padding =
+              arith::ConstantOp::create(nb, nl, nb.getZeroAttr(element));
+          Value v = vector::TransferReadOp::create(
+              nb, nl, VectorType::get({tile}, element), input, ivs, padding,
+              alongAxis, inBounds);
+          auto vecF32 = VectorType::get({tile}, f32);
+          if (!element.isF32())
+            v = arith::ExtFOp::create(nb, nl, vecF32, v);
+          if (rotation.size) {
+            v = rotateTiles(nb, nl, v, rotation.size, rotation.signs,
+                            rotation.inverse);
+            // The hadamard's result is bf16: round as it would.
+            if (rotation.roundToBF16)
+              v = arith::ExtFOp::create(nb, nl, vecF32,
+                                        num::truncToBF16(nb, nl, v));
+          }
+          Value codes = iterArgs[0], scales = iterArgs[1];
+          for (int64_t blk = 0; blk < tile / kBlockSize; ++blk) {
+            Value block = v;
+            if (tile != kBlockSize)
+              block = vector::ExtractStridedSliceOp::create(
+                  nb, nl, v, ArrayRef<int64_t>{blk * kBlockSize},
+                  ArrayRef<int64_t>{kBlockSize}, ArrayRef<int64_t>{1});
+            SmallVector<Value> index(ivs);
+            index[axis] = arith::AddIOp::create(
+                nb, nl, ivs[axis],
+                arith::ConstantIndexOp::create(nb, nl, blk * kBlockSize));
+            auto randomWords = [&]() -> Value {
+              Value base = num::constant(nb, nl, i64, 0);
+              for (int64_t d = 0; d < rank; ++d)
+                base = arith::AddIOp::create(
+                    nb, nl, base,
+                    arith::MulIOp::create(
+                        nb, nl,
+                        arith::IndexCastOp::create(nb, nl, i64, index[d]),
+                        strides[d]));
+              auto vecI64 = VectorType::get({kBlockSize}, i64);
+              SmallVector<int64_t> lanes(kBlockSize);
+              for (int64_t i = 0; i < kBlockSize; ++i)
+                lanes[i] = i;
+              Value iota = arith::ConstantOp::create(
+                  nb, nl, DenseElementsAttr::get(vecI64, ArrayRef(lanes)));
+              Value linear = arith::AddIOp::create(
+                  nb, nl, vector::BroadcastOp::create(nb, nl, vecI64, base),
+                  arith::MulIOp::create(
+                      nb, nl, iota,
+                      vector::BroadcastOp::create(nb, nl, vecI64,
+                                                  strides[axis])));
+              return roundingWords(nb, nl, linear, seed, counter);
+            };
+            auto [blockCodes, byte] =
+                quantizeBlock(nb, nl, block, rule,
+                              stochastic ? function_ref<Value()>(randomWords)
+                                         : function_ref<Value()>());
+            codes = vector::TransferWriteOp::create(nb, nl, blockCodes, codes,
+                                                    index, alongAxis, inBounds)
+                        .getResult();
+            SmallVector<Value> scaleIndex(ivs);
+            scaleIndex[axis] = arith::AddIOp::create(
+                nb, nl,
+                arith::DivUIOp::create(
+                    nb, nl, ivs[axis],
+                    arith::ConstantIndexOp::create(nb, nl, kBlockSize)),
+                arith::ConstantIndexOp::create(nb, nl, blk));
+            scales = tensor::InsertOp::create(nb, nl, byte, scales, scaleIndex);
+          }
+          return {codes, scales};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
+} // namespace
+
+void mxfp4::populateQuantizeToVectorPatterns(const TypeConverter &converter,
+                                             RewritePatternSet &patterns) {
+  patterns.add<QuantizeOpLowering>(converter, patterns.getContext());
+}
