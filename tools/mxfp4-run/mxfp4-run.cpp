@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp4/API/CpuRunner.h"
+#include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/Runtime/ArrayPrinter.h"
 #include "mxfp4/Runtime/Npy.h"
 
@@ -54,6 +55,12 @@ static cl::list<std::string>
     execOutputs("output", cl::desc("Write the next result to FILE.npy"),
                 cl::value_desc("@file.npy"), cl::sub(execCommand),
                 cl::cat(execCategory));
+static cl::SubCommand studyCommand(
+    "layer-study",
+    "Quantization error of one linear layer's Fprop, Dgrad and Wgrad GEMMs "
+    "under MXFP4 rotation recipes, on data with outliers (runs with "
+    "embedded defaults)");
+static cl::OptionCategory studyCategory("layer-study options");
 static cl::opt<CpuMatmulKernel> execMatmulKernel(
     "cpu-matmul", cl::desc("How scaled_matmul runs on the CPU"),
     cl::values(clEnumValN(CpuMatmulKernel::automatic, "auto",
@@ -63,11 +70,74 @@ static cl::opt<CpuMatmulKernel> execMatmulKernel(
                clEnumValN(CpuMatmulKernel::avx512BF16, "avx512-bf16",
                           "AVX-512 BF16 (vdpbf16ps) micro-kernel")),
     cl::init(CpuMatmulKernel::automatic), cl::sub(execCommand),
-    cl::cat(execCategory));
+    cl::sub(studyCommand), cl::cat(execCategory), cl::cat(studyCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
     cl::sub(execCommand), cl::cat(execCategory));
+
+//===----------------------------------------------------------------------===//
+// layer-study
+//===----------------------------------------------------------------------===//
+
+static cl::opt<int64_t> studyTokens("tokens", cl::desc("Tokens (rows of X)"),
+                                    cl::init(2048), cl::sub(studyCommand),
+                                    cl::cat(studyCategory));
+static cl::opt<int64_t> studyIn("in-features", cl::desc("K"), cl::init(1024),
+                                cl::sub(studyCommand), cl::cat(studyCategory));
+static cl::opt<int64_t> studyOut("out-features", cl::desc("N"), cl::init(512),
+                                 cl::sub(studyCommand),
+                                 cl::cat(studyCategory));
+static cl::opt<int64_t> studyOutliers(
+    "outliers", cl::desc("Outlier activation channels and gradient tokens"),
+    cl::init(8), cl::sub(studyCommand), cl::cat(studyCategory));
+static cl::opt<float> studyScale("outlier-scale",
+                                 cl::desc("Magnitude factor of the outliers"),
+                                 cl::init(50.0f), cl::sub(studyCommand),
+                                 cl::cat(studyCategory));
+static cl::opt<uint64_t> studySeed("seed", cl::desc("Data and rotation seed"),
+                                   cl::init(1), cl::sub(studyCommand),
+                                   cl::cat(studyCategory));
+static cl::opt<bool> studyPrintMlir(
+    "print-mlir", cl::desc("Print the generated module before the table"),
+    cl::sub(studyCommand), cl::cat(studyCategory));
+
+static int runLayerStudyCommand() {
+  LayerStudyOptions options;
+  options.tokens = studyTokens;
+  options.inFeatures = studyIn;
+  options.outFeatures = studyOut;
+  options.outliers = studyOutliers;
+  options.outlierScale = studyScale;
+  options.seed = studySeed;
+  options.compile.matmulKernel = execMatmulKernel;
+  llvm::Expected<LayerStudyReport> report = runLayerStudy(options);
+  if (!report) {
+    llvm::WithColor::error() << llvm::toString(report.takeError()) << "\n";
+    return 1;
+  }
+  if (studyPrintMlir)
+    llvm::outs() << report->source << "\n";
+  llvm::outs() << llvm::format(
+      "linear layer X[%lld x %lld], W[%lld x %lld], %lld outliers x %.0f; "
+      "compiled in %.2f s, ran in %.2f s\n\n",
+      (long long)options.tokens, (long long)options.inFeatures,
+      (long long)options.outFeatures, (long long)options.inFeatures,
+      (long long)options.outliers, options.outlierScale, report->compileSeconds,
+      report->runSeconds);
+  llvm::outs() << "GEMM    recipe      rel. error    vs fp4\n";
+  double fp4 = 0;
+  for (const LayerStudyRow &row : report->rows) {
+    if (row.recipe == "fp4")
+      fp4 = row.relativeError;
+    llvm::outs() << llvm::format("%-7s %-10s  %10.3e", row.gemm.c_str(),
+                                 row.recipe.c_str(), row.relativeError);
+    if (row.recipe != "bf16" && fp4 > 0)
+      llvm::outs() << llvm::format("    %5.2fx", row.relativeError / fp4);
+    llvm::outs() << "\n";
+  }
+  return 0;
+}
 
 /// Returns "1 result", "2 results".
 static std::string countOf(size_t count, llvm::StringRef noun) {
@@ -205,6 +275,7 @@ int main(int argc, char **argv) {
   }
 
   cl::HideUnrelatedOptions(execCategory, execCommand);
+  cl::HideUnrelatedOptions(studyCategory, studyCommand);
   cl::HideUnrelatedOptions(llvm::ArrayRef<const cl::OptionCategory *>{});
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -213,5 +284,7 @@ int main(int argc, char **argv) {
 
   if (execCommand)
     return runExec();
+  if (studyCommand)
+    return runLayerStudyCommand();
   return fail("no subcommand given; see 'mxfp4-run --help'");
 }
