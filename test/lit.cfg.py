@@ -23,6 +23,12 @@ try:
 except OSError:
     pass
 
+# The Python package, where the build made it.
+python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
+llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)
+if os.path.isdir(os.path.join(python_packages, "mxfp4")):
+    config.available_features.add("python-bindings")
+
 config.substitutions.append(("%mxfp4_src_root", config.mxfp4_src_root))
 config.substitutions.append(("%mxfp4_obj_root", config.mxfp4_obj_root))
 

@@ -1,0 +1,82 @@
+"""mxfp4: compile and run MXFP4 training graphs from Python.
+
+The native module `_mxfp4` wraps the project's C++ API (lib/API). This file
+adds NumPy-level helpers that run the compiled CPU path.
+"""
+
+import functools
+
+import numpy as np
+
+from ._mxfp4 import CpuModule, Mxfp4Error, host_has_avx512_bf16, layer_study
+
+__all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
+           "quantize", "dequantize"]
+
+_SCALE_RULES = ("floor", "even", "ceil", "rceil")
+_ROUNDINGS = ("nearest_even", "stochastic")
+
+
+def _tensor(shape, element):
+    return "tensor<" + "x".join(str(d) for d in shape) + f"x{element}>"
+
+
+def _element(array):
+    if array.dtype == np.float32:
+        return "f32"
+    if array.dtype == np.uint16:
+        return "bf16"
+    raise Mxfp4Error(f"expected float32 or uint16 (bf16 bits), got {array.dtype}")
+
+
+@functools.lru_cache(maxsize=64)
+def _quantize_module(shape, element, axis, scale_rule, rounding):
+    scales = list(shape)
+    scales[axis] //= 32
+    t, v, s = (_tensor(shape, element), _tensor(shape, "f4E2M1FN"),
+               _tensor(scales, "f8E8M0FNU"))
+    rng = " seed(%seed) counter(%ctr)" if rounding == "stochastic" else ""
+    source = (f"func.func @q(%x: {t}, %seed: i64, %ctr: i64) -> ({v}, {s}) {{\n"
+              f"  %v, %s = mxfp4.quantize %x axis = {axis} scale_rule = "
+              f"{scale_rule} rounding = {rounding}{rng} : {t} -> {v}, {s}\n"
+              f"  return %v, %s : {v}, {s}\n}}\n")
+    return CpuModule(source, "mxfp4.quantize")
+
+
+def quantize(array, axis=-1, scale_rule="even", rounding="nearest_even",
+             seed=0, counter=0):
+    """Quantizes `array` (float32, or bf16 bits as uint16) to MXFP4 along
+    `axis` with the compiled CPU path. Returns (codes, scales) as uint8:
+    one E2M1 code per element (sign in bit 3) and one E8M0 byte per block."""
+    array = np.ascontiguousarray(array)
+    axis = axis % array.ndim
+    if scale_rule not in _SCALE_RULES:
+        raise Mxfp4Error(f"scale_rule must be one of {_SCALE_RULES}")
+    if rounding not in _ROUNDINGS:
+        raise Mxfp4Error(f"rounding must be one of {_ROUNDINGS}")
+    module = _quantize_module(array.shape, _element(array), axis, scale_rule,
+                              rounding)
+    codes, scales = module.call("q", array, int(seed), int(counter))
+    return codes, scales
+
+
+@functools.lru_cache(maxsize=64)
+def _dequantize_module(shape, axis, element):
+    scales = list(shape)
+    scales[axis] //= 32
+    v, s, r = (_tensor(shape, "f4E2M1FN"), _tensor(scales, "f8E8M0FNU"),
+               _tensor(shape, element))
+    source = (f"func.func @d(%v: {v}, %s: {s}) -> {r} {{\n"
+              f"  %r = mxfp4.dequantize %v scale %s axis = {axis} : {v}, {s} "
+              f"-> {r}\n  return %r : {r}\n}}\n")
+    return CpuModule(source, "mxfp4.dequantize")
+
+
+def dequantize(codes, scales, axis=-1, bf16=False):
+    """Expands MXFP4 codes and E8M0 scales (uint8) to float32, or to bf16
+    bits (uint16) with `bf16=True`."""
+    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    axis = axis % codes.ndim
+    module = _dequantize_module(codes.shape, axis, "bf16" if bf16 else "f32")
+    (result,) = module.call("d", codes, np.ascontiguousarray(scales, np.uint8))
+    return result
