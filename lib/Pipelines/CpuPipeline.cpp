@@ -33,6 +33,8 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   ConvertMXFP4ToLinalgPassOptions lowering;
   lowering.x86Avx512BF16 = options.x86Avx512BF16;
   pm.addPass(createConvertMXFP4ToLinalgPass(lowering));
+  // Elementwise arith/math on whole tensors becomes linalg so it bufferizes.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -65,6 +67,10 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.x86Vector = options.x86Avx512BF16;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  // Math with an LLVM intrinsic stays vectorizable; the rest (erf, ...)
+  // becomes calls into the C library.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
