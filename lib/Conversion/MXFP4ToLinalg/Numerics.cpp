@@ -232,6 +232,18 @@ Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
       b, loc, withElementType(f32.getType(), b.getBF16Type()), narrow);
 }
 
+Value numerics::roundToBF16InF32(OpBuilder &b, Location loc, Value f32) {
+  Type i32 = withElementType(f32.getType(), b.getI32Type());
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  Value bits = bitsOf(b, loc, f32);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, bits, arith::AddIOp::create(b, loc, lsb, c(0x7FFF)));
+  return fromBits(b, loc,
+                  arith::AndIOp::create(b, loc, rounded, c(0xFFFF0000)));
+}
+
 std::array<Value, 4> numerics::philox4x32x10(OpBuilder &b, Location loc,
                                              std::array<Value, 4> ctr,
                                              std::array<Value, 2> key) {

@@ -57,6 +57,11 @@ Value roundStochastic(OpBuilder &b, Location loc, Value absA, Value random);
 /// flush subnormals) is involved. Scalar or vector.
 Value truncToBF16(OpBuilder &b, Location loc, Value f32);
 
+/// Rounds f32 to the nearest bf16 value (ties to even) and keeps it in f32.
+/// Cheaper than truncToBF16 + extf, but a NaN may come out as an infinity:
+/// use it only where NaN and Inf are treated alike (a quantized block).
+Value roundToBF16InF32(OpBuilder &b, Location loc, Value f32);
+
 /// Philox4x32-10 of counter (c0..c3) under key (k0, k1), all i32.
 std::array<Value, 4> philox4x32x10(OpBuilder &b, Location loc,
                                    std::array<Value, 4> counter,

@@ -196,10 +196,10 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           if (rotation.size) {
             v = rotateTiles(nb, nl, v, rotation.size, rotation.signs,
                             rotation.inverse);
-            // The hadamard's result is bf16: round as it would.
+            // The hadamard's result is bf16: round as it would. A NaN may
+            // become an infinity here, which quantizes the same (a NaN block).
             if (rotation.roundToBF16)
-              v = arith::ExtFOp::create(nb, nl, vecF32,
-                                        num::truncToBF16(nb, nl, v));
+              v = num::roundToBF16InF32(nb, nl, v);
           }
           Value codes = iterArgs[0], scales = iterArgs[1];
           for (int64_t blk = 0; blk < tile / kBlockSize; ++blk) {

@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <climits>
 #include <cmath>
 
 using namespace mlir;
@@ -63,24 +62,21 @@ Value mxfp4::rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n,
   // Stage h pairs lane i with lane i ^ h inside aligned groups of 2h <= n, so
   // running the stages below n over the whole vector rotates each tile. The
   // lower lane gets v[i] + v[i+h] and the upper one v[i-h] - v[i], written as
-  // (+-v[i]) + v[i^h]: IEEE negation and addition make that the same bits,
+  // fma(v[i], +-1, v[i^h]): the product is exact, so the fused operation
+  // rounds once like the reference's add or subtract and gives the same bits,
   // with one permutation per stage.
-  auto vecI32 = cast<VectorType>(v.getType()).clone(b.getI32Type());
   for (int64_t h = 1; h < n; h *= 2) {
     SmallVector<int64_t> partner;
-    SmallVector<int32_t> signBit;
+    SmallVector<float> sign;
     for (int64_t i = 0; i < lanes; ++i) {
       partner.push_back(i ^ h);
-      signBit.push_back((i & h) ? INT32_MIN : 0);
+      sign.push_back((i & h) ? -1.0f : 1.0f);
     }
     Value swapped = vector::ShuffleOp::create(b, loc, v, v, partner);
-    Value negated = num::fromBits(
+    Value signs = arith::ConstantOp::create(
         b, loc,
-        arith::XOrIOp::create(
-            b, loc, num::bitsOf(b, loc, v),
-            arith::ConstantOp::create(
-                b, loc, DenseElementsAttr::get(vecI32, ArrayRef(signBit)))));
-    v = arith::AddFOp::create(b, loc, negated, swapped);
+        DenseElementsAttr::get(cast<VectorType>(v.getType()), ArrayRef(sign)));
+    v = vector::FMAOp::create(b, loc, v, signs, swapped);
   }
   v = arith::MulFOp::create(
       b, loc, v, num::constantF32(b, loc, v.getType(), normalization(n)));
