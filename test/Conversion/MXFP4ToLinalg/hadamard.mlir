@@ -8,9 +8,9 @@
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} step %[[C16]]
 // CHECK: vector.transfer_read %[[X]]{{.*}} {in_bounds = [true]} : tensor<8x64xf32>, vector<16xf32>
-// Each stage: swap partners, negate the upper lanes' own values, add.
-// CHECK-COUNT-4: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
-// CHECK-NOT: vector.shuffle
+// Each stage: swap partners, then fma(own value, +-1, partner).
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK: vector.transfer_write
 func.func @hadamard_h16(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
@@ -24,7 +24,7 @@ func.func @hadamard_h16(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 // CHECK-LABEL: func.func @hadamard_axis0_bf16
 // CHECK: vector.transfer_read {{.*}} permutation_map = #{{.*}}} : tensor<32x4xbf16>, vector<32xbf16>
 // CHECK: arith.extf {{.*}} : vector<32xbf16> to vector<32xf32>
-// CHECK-COUNT-5: arith.addf {{.*}} : vector<32xf32>
+// CHECK-COUNT-5: vector.fma {{.*}} : vector<32xf32>
 // CHECK: arith.bitcast {{.*}} : vector<32xi16> to vector<32xbf16>
 func.func @hadamard_axis0_bf16(%x: tensor<32x4xbf16>) -> tensor<32x4xbf16> {
   %y = mxfp4.hadamard %x axis = 0 size = 32 : tensor<32x4xbf16>
@@ -40,7 +40,7 @@ func.func @hadamard_axis0_bf16(%x: tensor<32x4xbf16>) -> tensor<32x4xbf16> {
 // CHECK: vector.from_elements
 // CHECK: scf.for
 // CHECK: vector.transfer_read
-// CHECK-COUNT-4: arith.addf
+// CHECK-COUNT-4: vector.fma
 // CHECK: arith.mulf
 // CHECK: arith.mulf
 // CHECK: vector.transfer_write

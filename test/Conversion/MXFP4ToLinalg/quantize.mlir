@@ -55,8 +55,8 @@ func.func @quantize_stochastic(%x: tensor<2x32xf32>, %seed: i64, %ctr: i64) -> t
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: vector.transfer_read %[[X]]
-// CHECK-COUNT-4: vector.shuffle
-// CHECK: arith.bitcast {{.*}} : vector<32xi16> to vector<32xbf16>
+// CHECK-COUNT-4: vector.fma
+// CHECK: arith.constant dense<-65536> : vector<32xi32>
 // CHECK: vector.reduction <maxsi>
 // CHECK: vector.transfer_write
 // CHECK-NOT: scf.for
