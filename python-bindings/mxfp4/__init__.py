@@ -11,7 +11,7 @@ import numpy as np
 from ._mxfp4 import CpuModule, Mxfp4Error, host_has_avx512_bf16, layer_study
 
 __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
-           "quantize", "dequantize"]
+           "quantize", "dequantize", "hadamard", "scaled_matmul"]
 
 _SCALE_RULES = ("floor", "even", "ceil", "rceil")
 _ROUNDINGS = ("nearest_even", "stochastic")
@@ -79,4 +79,66 @@ def dequantize(codes, scales, axis=-1, bf16=False):
     axis = axis % codes.ndim
     module = _dequantize_module(codes.shape, axis, "bf16" if bf16 else "f32")
     (result,) = module.call("d", codes, np.ascontiguousarray(scales, np.uint8))
+    return result
+
+
+_KINDS = ("deterministic", "random_fixed", "random_per_step")
+
+
+@functools.lru_cache(maxsize=64)
+def _hadamard_module(shape, element, axis, size, kind, inverse):
+    t = _tensor(shape, element)
+    operands = {"deterministic": "",
+                "random_fixed": " kind = random_fixed seed(%seed)",
+                "random_per_step": " kind = random_per_step seed(%seed) step(%step)"}
+    source = (f"func.func @h(%x: {t}, %seed: i64, %step: i64) -> {t} {{\n"
+              f"  %y = mxfp4.hadamard {'inverse ' if inverse else ''}%x "
+              f"axis = {axis} size = {size}{operands[kind]} : {t}\n"
+              f"  return %y : {t}\n}}\n")
+    return CpuModule(source, "mxfp4.hadamard")
+
+
+def hadamard(array, axis=-1, size=16, kind="deterministic", seed=0, step=0,
+             inverse=False):
+    """Block-diagonal normalized Walsh-Hadamard rotation of `array` (float32,
+    or bf16 bits as uint16) along `axis` with the compiled CPU path."""
+    array = np.ascontiguousarray(array)
+    axis = axis % array.ndim
+    if kind not in _KINDS:
+        raise Mxfp4Error(f"kind must be one of {_KINDS}")
+    module = _hadamard_module(array.shape, _element(array), axis, int(size),
+                              kind, bool(inverse))
+    (result,) = module.call("h", array, int(seed), int(step))
+    return result
+
+
+@functools.lru_cache(maxsize=64)
+def _matmul_module(m, n, k, out, acc, matmul):
+    a, sa = _tensor((m, k), "f4E2M1FN"), _tensor((m, k // 32), "f8E8M0FNU")
+    b, sb = _tensor((n, k), "f4E2M1FN"), _tensor((n, k // 32), "f8E8M0FNU")
+    c = _tensor((m, n), out)
+    acc_arg = f", %acc: {c}" if acc else ""
+    acc_use = " acc(%acc)" if acc else ""
+    source = (f"func.func @mm(%a: {a}, %sa: {sa}, %b: {b}, %sb: {sb}{acc_arg})"
+              f" -> {c} {{\n  %c = mxfp4.scaled_matmul %a scale %sa, %b scale "
+              f"%sb{acc_use} : {a}, {sa}, {b}, {sb} -> {c}\n"
+              f"  return %c : {c}\n}}\n")
+    return CpuModule(source, "mxfp4.scaled_matmul", matmul)
+
+
+def scaled_matmul(a, a_scales, b, b_scales, acc=None, bf16=False,
+                  matmul="auto"):
+    """C = A * B^T on MXFP4 operands (uint8 codes [M, K] and [N, K], uint8
+    E8M0 scales [M, K/32] and [N, K/32]); float32 result, or bf16 bits with
+    `bf16=True` (then `acc`, if given, is bf16 bits too)."""
+    a = np.ascontiguousarray(a, np.uint8)
+    b = np.ascontiguousarray(b, np.uint8)
+    (m, k), n = a.shape, b.shape[0]
+    module = _matmul_module(m, n, k, "bf16" if bf16 else "f32",
+                            acc is not None, matmul)
+    args = [a, np.ascontiguousarray(a_scales, np.uint8), b,
+            np.ascontiguousarray(b_scales, np.uint8)]
+    if acc is not None:
+        args.append(np.ascontiguousarray(acc))
+    (result,) = module.call("mm", *args)
     return result
