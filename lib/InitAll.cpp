@@ -9,6 +9,7 @@
 
 #include "mxfp4/Conversion/Passes.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 #include "mxfp4/Transforms/Passes.h"
 
@@ -80,6 +81,7 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
 void mlir::mxfp4::registerAllPasses() {
   registerMXFP4ConversionPasses();
   registerMXFP4TransformsPasses();
+  registerMXFP4Passes();
   registerPipelines();
   // Upstream's generic transforms (canonicalize, cse, inline, ...).
   mlir::registerTransformsPasses();

@@ -85,6 +85,53 @@ def MXFP4_HadamardKind : I32EnumAttr<"HadamardKind",
 def MXFP4_HadamardKindAttr
     : EnumAttr<MXFP4_Dialect, MXFP4_HadamardKind, "hadamard_kind">;
 
+def MXFP4_GemmRole : I32EnumAttr<"GemmRole",
+    "which of a linear layer's three GEMMs a contraction is", [
+      I32EnumAttrCase<"fprop", 0>,
+      I32EnumAttrCase<"dgrad", 1>,
+      I32EnumAttrCase<"wgrad", 2>
+    ]> {
+  let cppNamespace = "::mlir::mxfp4";
+  let genSpecializedAttr = 0;
+}
+def MXFP4_GemmRoleAttr : EnumAttr<MXFP4_Dialect, MXFP4_GemmRole, "gemm_role">;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def MXFP4_GemmAttr : AttrDef<MXFP4_Dialect, "Gemm"> {
+  let mnemonic = "gemm";
+  let summary = "the role and layer of a linear-layer GEMM";
+  let description = [{
+    Tags a 2-D contraction (`linalg.matmul`) of a training step as one of the
+    three GEMMs of a linear layer, so the recipe passes know which operand is
+    which without guessing:
+
+    | role    | computes          | lhs           | rhs        | reduction |
+    |---------|-------------------|---------------|------------|-----------|
+    | `fprop` | Y = X * W^T       | input X       | weight W   | K         |
+    | `dgrad` | dX = dY * W       | grad output dY| weight W   | N         |
+    | `wgrad` | dW = dY^T * X     | grad output dY| input X    | tokens    |
+
+    `layer` names the linear layer (Hugging Face module path); it keys the
+    seeds of stochastic rounding and random rotations, so it must be unique
+    per layer. Builders attach it as the discardable attribute `mxfp4.gemm`:
+
+    ```mlir
+    %y = linalg.matmul {mxfp4.gemm = #mxfp4.gemm<fprop, "layers.0.mlp.up_proj">}
+        indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                         affine_map<(m, n, k) -> (n, k)>,
+                         affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : tensor<64x128xf32>, tensor<256x128xf32>)
+        outs(%zero : tensor<64x256xf32>) -> tensor<64x256xf32>
+    ```
+  }];
+  let parameters = (ins EnumParameter<MXFP4_GemmRole>:$role,
+                        StringRefParameter<"layer name">:$layer);
+  let assemblyFormat = "`<` $role `,` $layer `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,135 @@
+//===- Passes.td - mxfp4 dialect transform passes ---------*- tablegen -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_DIALECT_MXFP4_TRANSFORMS_PASSES_TD
+#define MXFP4_DIALECT_MXFP4_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AnnotateRolesPass : Pass<"mxfp4-annotate-roles", "::mlir::func::FuncOp"> {
+  let summary = "Tag every linear-layer GEMM with its role and layer";
+  let description = [{
+    Runs the role analysis of `mxfp4-apply-recipe` and writes what it finds
+    as `mxfp4.gemm` attributes, so a graph from a frontend that knows nothing
+    of roles can be inspected, edited and then quantized. Tagged contractions
+    are kept; untagged ones get a tag when the rules of docs/Recipes.md
+    ("Roles") decide, and a remark when they are ambiguous.
+
+    Example:
+
+    ```mlir
+    // Before
+    func.func @f(%x: tensor<64x128xf32>,
+                 %w: tensor<32x128xf32> {mxfp4.parameter = "mlp.up_proj.weight"})
+        -> tensor<64x32xf32> {
+      %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+          affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+          ins(%x, %w : ...) outs(%zero : tensor<64x32xf32>) -> tensor<64x32xf32>
+      ...
+    // After
+      %y = linalg.matmul indexing_maps = [...]
+          {mxfp4.gemm = #mxfp4.gemm<fprop, "mlp.up_proj">} ins(%x, %w : ...) ...
+    ```
+  }];
+  let options = [
+    Option<"includeLmHead", "lm-head", "bool", /*default=*/"false",
+           "Treat parameters named like the LM head or an embedding as "
+           "linear layers">
+  ];
+  let dependentDialects = ["::mlir::mxfp4::MXFP4Dialect"];
+}
+
+def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite linear-layer GEMMs into hadamard, quantize and "
+                "scaled_matmul as a recipe says";
+  let description = [{
+    For every linear-layer GEMM (tagged with `mxfp4.gemm`, or found by the
+    role analysis), applies the recipe's choices for its role:
+    both operands are put in canonical K-major form (a `linalg.transpose` of
+    the high-precision tensor where the GEMM reduces over its first axis:
+    W for Dgrad, dY and X for Wgrad), rotated with the same `mxfp4.hadamard`
+    (same size, kind, seed and step, so the rotations cancel), quantized along
+    the reduction axis with each operand's scale rule and rounding, and
+    multiplied with `mxfp4.scaled_matmul`. An operand left in high precision
+    while the other is MXFP4 is dequantized again (fake quantization) and the
+    product stays a `linalg.matmul`; rotations without quantization also keep
+    a `linalg.matmul`, which checks that they cancel.
+
+    Seeds of stochastic rounding and random rotations are constants hashed
+    from (layer, role, operand) and the recipe's `seed`; the counter and the
+    step of `random_per_step` rotations are the function argument marked
+    `{mxfp4.step}`. With `weight_cache=true` (the default) every use of a
+    weight in one step draws the same bits, as a weight quantized once per
+    optimizer step would.
+
+    The recipe is a preset name or `key=value` settings (docs/Recipes.md),
+    e.g. `recipe=fp4-all-dht16` or
+    `recipe="fp4-all,wgrad.hadamard=deterministic,wgrad.hadamard_size=32"`.
+
+    Example (`recipe=fp4-all-dht16`, the Fprop of one layer):
+
+    ```mlir
+    // Before
+    %y = linalg.matmul indexing_maps = [...]
+        {mxfp4.gemm = #mxfp4.gemm<fprop, "l0">}
+        ins(%x, %w : tensor<64x128xf32>, tensor<32x128xf32>)
+        outs(%zero : tensor<64x32xf32>) -> tensor<64x32xf32>
+    // After
+    %hx = mxfp4.hadamard %x axis = 1 size = 16 : tensor<64x128xf32>
+    %a, %as = mxfp4.quantize %hx axis = 1 : ...
+    %hw = mxfp4.hadamard %w axis = 1 size = 16 : tensor<32x128xf32>
+    %b, %bs = mxfp4.quantize %hw axis = 1 : ...
+    %y = mxfp4.scaled_matmul %a scale %as, %b scale %bs
+        {mxfp4.gemm = #mxfp4.gemm<fprop, "l0">} : ... -> tensor<64x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"recipeText", "recipe", "std::string", /*default=*/"\"bf16\"",
+           "A preset name or recipe settings (docs/Recipes.md)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::mxfp4::MXFP4Dialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def CheckRotationsPass : Pass<"mxfp4-check-rotations", "::mlir::func::FuncOp"> {
+  let summary = "Prove that the operands of every scaled_matmul are blocked "
+                "along K and rotated identically";
+  let description = [{
+    For every `mxfp4.scaled_matmul`, follows each operand's values and scales
+    to one `mxfp4.quantize` along the contraction axis, and that quantize's
+    input to an `mxfp4.hadamard` along the same axis if there is one. The
+    pass fails with an error located at the matmul unless both operands are
+    unrotated, or rotated by the same matrix (same axis, size, kind, seed and
+    step values, same direction): only then does
+    (A R)(B R)^T = A B^T hold, so a rotation changes what the quantizer sees
+    but not the product. Operands that do not come from a quantize in this
+    function (pre-quantized weights) are an error unless
+    `allow-external-operands` is set, since nothing can be proven about them.
+
+    Example of a rejected function:
+
+    ```mlir
+    %ha = mxfp4.hadamard %a axis = 1 size = 16 : tensor<16x64xf32>
+    %qa, %sa = mxfp4.quantize %ha axis = 1 : ...
+    %qb, %sb = mxfp4.quantize %b axis = 1 : ...
+    // error: the rotations of the operands do not cancel: lhs is rotated
+    // by a deterministic H16 along K, rhs is not rotated
+    %c = mxfp4.scaled_matmul %qa scale %sa, %qb scale %sb : ...
+    ```
+  }];
+  let options = [
+    Option<"allowExternalOperands", "allow-external-operands", "bool",
+           /*default=*/"false",
+           "Accept operands that are not quantized in this function">
+  ];
+}
+
+#endif // MXFP4_DIALECT_MXFP4_TRANSFORMS_PASSES_TD
