@@ -10,6 +10,7 @@
 #include "CallArguments.h"
 #include "PackedCall.h"
 
+#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/InitAll.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 
@@ -108,6 +109,12 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
       functions.push_back(describeFunction(function));
 
   PassManager pm(&context);
+  if (!compileOptions.recipe.empty()) {
+    ApplyRecipePassOptions recipe;
+    recipe.recipeText = compileOptions.recipe;
+    pm.addNestedPass<func::FuncOp>(createApplyRecipePass(recipe));
+    pm.addNestedPass<func::FuncOp>(createCheckRotationsPass());
+  }
   CpuPipelineOptions pipelineOptions;
   pipelineOptions.x86Avx512BF16 = avx512BF16;
   buildCpuPipeline(pm, pipelineOptions);

@@ -71,6 +71,11 @@ static cl::opt<CpuMatmulKernel> execMatmulKernel(
                           "AVX-512 BF16 (vdpbf16ps) micro-kernel")),
     cl::init(CpuMatmulKernel::automatic), cl::sub(execCommand),
     cl::sub(studyCommand), cl::cat(execCategory), cl::cat(studyCategory));
+static cl::opt<std::string> execRecipe(
+    "recipe",
+    cl::desc("Apply an MXFP4 recipe (a preset such as fp4-all-dht16, or "
+             "settings; docs/Recipes.md) before compiling"),
+    cl::value_desc("recipe"), cl::sub(execCommand), cl::cat(execCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
@@ -215,7 +220,8 @@ static int runExec() {
   }
 
   llvm::Expected<std::unique_ptr<CpuModule>> module =
-      CpuModule::fromFile(execFile, CpuCompileOptions{execMatmulKernel});
+      CpuModule::fromFile(execFile,
+                          CpuCompileOptions{execMatmulKernel, execRecipe});
   if (!module)
     return fail(module.takeError());
   llvm::Expected<const FunctionSignature *> chosen = chooseFunction(**module);

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 #include <variant>
 
 namespace mlir {
@@ -63,6 +64,9 @@ enum class CpuMatmulKernel {
 /// Options of the CPU compilation.
 struct CpuCompileOptions {
   CpuMatmulKernel matmulKernel = CpuMatmulKernel::automatic;
+  /// A recipe (docs/Recipes.md) applied, and its rotations checked, before
+  /// lowering; empty applies none.
+  std::string recipe;
 };
 
 class PreparedCall;

@@ -201,7 +201,7 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
   // One rotation for both operands: same kind, size, seed and step.
   Value rotationSeed, rotationStep;
   if (r.hadamard && *r.hadamard != HadamardKind::deterministic)
-    rotationSeed = seedConstant("rotation");
+    rotationSeed = seedConstant(role + "/rotation");
   if (r.hadamard == HadamardKind::random_per_step)
     rotationStep = step;
   auto rotate = [&](Value v) -> Value {

@@ -178,16 +178,22 @@ SmallVector<LinearGemm> mlir::mxfp4::findLinearGemms(func::FuncOp function,
     Value dy = stripConversions(op.getInputs()[0]);
     Value x = stripConversions(op.getInputs()[1]);
     auto resultType = cast<RankedTensorType>(op.getResultTypes()[0]);
+    // The layer whose Dgrad dY and Fprop X both match wins; one matching
+    // operand is enough when no other layer matches as well (layers that
+    // share an input, like q/k/v, are told apart by their dY).
     const ParameterGemms *match = nullptr;
     bool ambiguous = false;
+    int best = 0;
     for (auto &[argument, entry] : byParameter) {
       if (entry.type.getShape() != resultType.getShape())
         continue;
-      if ((entry.input && entry.input == x) ||
-          (entry.gradOutput && entry.gradOutput == dy)) {
-        ambiguous |= match != nullptr;
-        match = &entry;
-      }
+      int score = int(entry.input && entry.input == x) +
+                  int(entry.gradOutput && entry.gradOutput == dy);
+      if (score == 0 || score < best)
+        continue;
+      ambiguous = score == best;
+      best = score;
+      match = &entry;
     }
     if (match && !ambiguous) {
       gemms.push_back({op, GemmRole::wgrad, match->layer, true});

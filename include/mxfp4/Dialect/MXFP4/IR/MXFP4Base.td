@@ -119,10 +119,10 @@ def MXFP4_GemmAttr : AttrDef<MXFP4_Dialect, "Gemm"> {
     per layer. Builders attach it as the discardable attribute `mxfp4.gemm`:
 
     ```mlir
-    %y = linalg.matmul {mxfp4.gemm = #mxfp4.gemm<fprop, "layers.0.mlp.up_proj">}
-        indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
-                         affine_map<(m, n, k) -> (n, k)>,
-                         affine_map<(m, n, k) -> (m, n)>]
+    %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+        {mxfp4.gemm = #mxfp4.gemm<fprop, "layers.0.mlp.up_proj">}
         ins(%x, %w : tensor<64x128xf32>, tensor<256x128xf32>)
         outs(%zero : tensor<64x256xf32>) -> tensor<64x256xf32>
     ```
