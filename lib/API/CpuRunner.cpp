@@ -102,6 +102,19 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return diagnosticsError("cannot parse or verify '" + name + "'",
                             diagnostics);
 
+  // A recipe rewrites the tensor program (and may add a telemetry result)
+  // before the signatures are taken.
+  if (!compileOptions.recipe.empty()) {
+    PassManager recipePm(&context);
+    ApplyRecipePassOptions recipe;
+    recipe.recipeText = compileOptions.recipe;
+    recipePm.addNestedPass<func::FuncOp>(createApplyRecipePass(recipe));
+    recipePm.addNestedPass<func::FuncOp>(createCheckRotationsPass());
+    if (failed(recipePm.run(*module)))
+      return diagnosticsError("cannot apply the recipe to '" + name + "'",
+                              diagnostics);
+  }
+
   // The signatures as written: lowering turns tensors into descriptors and
   // results into out-parameters.
   for (auto function : module->getOps<func::FuncOp>())
@@ -109,12 +122,6 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
       functions.push_back(describeFunction(function));
 
   PassManager pm(&context);
-  if (!compileOptions.recipe.empty()) {
-    ApplyRecipePassOptions recipe;
-    recipe.recipeText = compileOptions.recipe;
-    pm.addNestedPass<func::FuncOp>(createApplyRecipePass(recipe));
-    pm.addNestedPass<func::FuncOp>(createCheckRotationsPass());
-  }
   CpuPipelineOptions pipelineOptions;
   pipelineOptions.x86Avx512BF16 = avx512BF16;
   buildCpuPipeline(pm, pipelineOptions);

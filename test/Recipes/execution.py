@@ -7,6 +7,8 @@
 #    (canonical transposes, rotation, quantize, scaled_matmul), bit for bit,
 #    including the seeds the recipe derives for stochastic rounding and
 #    random rotations.
+# 3. Telemetry rows equal statistics computed from the reference
+#    quantization of the same operands.
 # RUN: %PYTHON %s mxfp4-run %S/Inputs %t
 
 import os
@@ -153,6 +155,37 @@ for preset, roles in PRESETS.items():
         check(same, f"{preset} {role}: differs from the op-by-op reference "
                     f"(max |diff| {np.max(np.abs(got[i] - want))})")
     print(f"matches the reference: {preset}")
+
+
+# 3. Telemetry against statistics of the reference quantization.
+def stats(v):
+    codes, scales = ref.quantize(v, 1)
+    d = ref.dequantize(codes, scales, 1).astype(np.float64)
+    top = ref.dequantize(np.full_like(codes, 7), scales, 1).astype(np.float64)
+    v = v.astype(np.float64)
+    ok = ~np.isnan(top)
+    s = (np.asarray(top, np.float32).view(np.uint32) >> 23 & 0xFF).astype(np.int64) - 129
+    return np.array([v.size, np.mean(ok & (np.abs(v) > top)),
+                     np.mean(ok & (v != 0) & (d == 0)),
+                     10 * np.log10(np.sum(v[ok] ** 2) / np.sum((v - d)[ok] ** 2)),
+                     s[ok].min(), s[ok].max(), s[ok].mean(), np.mean(~ok)])
+
+
+xo = x.copy()
+xo[:, 3] *= 50  # an outlier channel
+got = run("linear_fwd_bwd", [xo, w, dy, STEP], 4, "fp4-all,telemetry=true",
+          tag="telemetry")[3]
+canon = {"fprop": (xo, w), "dgrad": canonical["dgrad"],
+         "wgrad": (np.ascontiguousarray(dy.T), np.ascontiguousarray(xo.T))}
+row = 0
+for role in ("fprop", "dgrad", "wgrad"):
+    for v in canon[role]:
+        want = stats(v)
+        check(got.shape == (6, 8) and np.allclose(got[row], want, rtol=1e-5,
+                                                  atol=1e-6),
+              f"telemetry {role} operand {row % 2}: {got[row]} != {want}")
+        row += 1
+print("telemetry matches the reference statistics")
 
 for f in FAILURES:
     print("FAIL", f)

@@ -54,6 +54,29 @@ void mxfp4::populateMXFP4ToLinalgConversionPatterns(
 
 namespace {
 
+/// Constants of E2M1 codes or E8M0 bytes become i8 constants of the same
+/// encodings (the CPU data ABI).
+struct QuantizedConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!dense || !type ||
+        !isa<Float4E2M1FNType, Float8E8M0FNUType>(type.getElementType()))
+      return failure();
+    auto i8Type = type.clone(rewriter.getI8Type());
+    SmallVector<APInt> bytes;
+    for (APFloat value : dense.getValues<APFloat>())
+      bytes.push_back(value.bitcastToAPInt().zextOrTrunc(8));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, i8Type, DenseElementsAttr::get(i8Type, bytes));
+    return success();
+  }
+};
+
 struct ConvertMXFP4ToLinalgPass
     : mxfp4::impl::ConvertMXFP4ToLinalgPassBase<ConvertMXFP4ToLinalgPass> {
   using Base::Base;
@@ -77,6 +100,7 @@ struct ConvertMXFP4ToLinalgPass
 
     RewritePatternSet patterns(context);
     populateMXFP4ToLinalgConversionPatterns(converter, patterns, x86Avx512BF16);
+    patterns.add<QuantizedConstantLowering>(converter, context);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
@@ -89,13 +113,15 @@ struct ConvertMXFP4ToLinalgPass
     module.walk([&](Operation *op) {
       if (isa<MXFP4Dialect>(op->getDialect()) || isa<func::FuncOp>(op) ||
           isa<func::ReturnOp, func::CallOp, scf::ForOp, scf::YieldOp,
-              scf::IfOp, scf::WhileOp, scf::ConditionOp>(op) ||
+              scf::IfOp, scf::WhileOp, scf::ConditionOp, arith::ConstantOp>(
+              op) ||
           converter.isLegal(op))
         return;
       op->emitError("cannot lower '")
           << op->getName()
           << "' on f4E2M1FN or f8E8M0FNU tensors: only mxfp4 ops, calls, "
-             "returns and scf control flow may carry quantized data";
+             "returns, constants and scf control flow may carry quantized "
+             "data";
       unsupported = true;
     });
     if (unsupported)

@@ -9,11 +9,13 @@
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Recipe.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Roles.h"
+#include "mxfp4/Dialect/MXFP4/Transforms/Telemetry.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -93,9 +95,13 @@ private:
     Value seed, step;
   };
 
+  LogicalResult returnTelemetry(func::FuncOp function);
+
   Recipe recipe;
   std::string parseError;
   llvm::StringMap<ForwardInput> forwardInputs;
+  /// (layer/role/operand, tensor<8xf32>) per quantization, with telemetry.
+  SmallVector<std::pair<std::string, Value>> telemetry;
 };
 
 void ApplyRecipePass::runOnOperation() {
@@ -105,6 +111,7 @@ void ApplyRecipePass::runOnOperation() {
     return signalPassFailure();
   }
   forwardInputs.clear();
+  telemetry.clear();
 
   SmallVector<LinearGemm> gemms =
       findLinearGemms(function, recipe.inferRoles, recipe.includeLmHead);
@@ -124,6 +131,54 @@ void ApplyRecipePass::runOnOperation() {
   for (const LinearGemm &gemm : ordered)
     if (failed(rewrite(gemm, step, uses)))
       return signalPassFailure();
+  if (!telemetry.empty() && failed(returnTelemetry(function)))
+    return signalPassFailure();
+}
+
+LogicalResult ApplyRecipePass::returnTelemetry(func::FuncOp function) {
+  if (!function.getBody().hasOneBlock())
+    return function.emitError("telemetry needs a function with one block");
+  auto module = function->getParentOfType<ModuleOp>();
+  if (module && !SymbolTable::symbolKnownUseEmpty(function, module))
+    return function.emitError("telemetry adds a result to @")
+           << function.getName() << ", which has callers; apply it to the "
+              "entry function only";
+  auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  DominanceInfo dominance(function);
+  for (auto &[tag, row] : telemetry)
+    if (!dominance.properlyDominates(row, ret))
+      return function.emitError("telemetry of '")
+             << tag << "' is not available at the return (a linear layer "
+                       "inside a loop or branch)";
+
+  // A [quantizations, fields] table as the last result, its rows named by
+  // the function attribute mxfp4.telemetry.
+  OpBuilder b(ret);
+  Location loc = ret.getLoc();
+  int64_t rows = telemetry.size(), cols = std::size(kTelemetryFields);
+  auto tableType = RankedTensorType::get({rows, cols}, b.getF32Type());
+  Value table = tensor::EmptyOp::create(b, loc, tableType.getShape(),
+                                        b.getF32Type());
+  SmallVector<Attribute> names;
+  for (auto [i, entry] : llvm::enumerate(telemetry)) {
+    table = tensor::InsertSliceOp::create(
+        b, loc, entry.second, table,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(i), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(cols)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    names.push_back(b.getStringAttr(entry.first));
+  }
+  ret.getOperandsMutable().append(table);
+  SmallVector<Type> results(function.getResultTypes());
+  results.push_back(tableType);
+  function.setFunctionType(
+      b.getFunctionType(function.getArgumentTypes(), results));
+  function->setAttr("mxfp4.telemetry", b.getArrayAttr(names));
+  SmallVector<Attribute> fields;
+  for (llvm::StringRef field : kTelemetryFields)
+    fields.push_back(b.getStringAttr(field));
+  function->setAttr("mxfp4.telemetry_fields", b.getArrayAttr(fields));
+  return success();
 }
 
 LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
@@ -242,6 +297,9 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
         o.rounding);
     p.values = q.getValues();
     p.scales = q.getScales();
+    if (recipe.telemetry)
+      telemetry.push_back({gemm.layer + "/" + role + "/" + meaning.str(),
+                           buildQuantizationTelemetry(b, loc, p.high, q)});
     return p;
   };
 

@@ -55,7 +55,8 @@ llvm::ArrayRef<RecipePreset> mlir::mxfp4::getRecipePresets() {
        "full pipeline, random-sign H16 redrawn every step"},
       {"fp4-all-rht16-fixed",
        "all.precision=fp4,all.hadamard=random_fixed,all.hadamard_size=16",
-       "full pipeline, one fixed random sign vector (NVIDIA's RHT)"},
+       "full pipeline, random-sign H16 fixed for the whole run (one sign "
+       "vector per layer and GEMM; NVIDIA's RHT style)"},
       {"fp4-all-dht16",
        "all.precision=fp4,all.hadamard=deterministic,all.hadamard_size=16",
        "full pipeline, deterministic H16 on every GEMM (the paper's recipe)"},
@@ -148,6 +149,8 @@ llvm::Error applySetting(Recipe &recipe, llvm::StringRef item) {
     return parseBool(value, recipe.inferRoles, item);
   if (key == "lm_head")
     return parseBool(value, recipe.includeLmHead, item);
+  if (key == "telemetry")
+    return parseBool(value, recipe.telemetry, item);
   if (key == "seed") {
     if (value.getAsInteger(0, recipe.seed))
       return recipeError("'" + item + "': expected an integer");
@@ -249,10 +252,13 @@ llvm::Expected<Recipe> mlir::mxfp4::parseRecipe(llvm::StringRef text) {
     text = end == llvm::StringRef::npos ? llvm::StringRef()
                                         : text.drop_front(end + 1);
   }
-  for (auto [i, rawItem] : llvm::enumerate(items)) {
+  bool first = true;
+  for (llvm::StringRef rawItem : items) {
     llvm::StringRef item = rawItem.trim();
     if (item.empty())
       continue;
+    bool isFirst = first;
+    first = false;
     if (!item.contains('=')) {
       // A preset, allowed first only so later settings refine it.
       const RecipePreset *preset = llvm::find_if(
@@ -265,7 +271,7 @@ llvm::Expected<Recipe> mlir::mxfp4::parseRecipe(llvm::StringRef text) {
         return recipeError("unknown preset '" + item + "' (presets: " +
                            known + ")");
       }
-      if (i != 0)
+      if (!isFirst)
         return recipeError("preset '" + item +
                            "' must come first; later settings refine it");
       llvm::Expected<Recipe> base = parseRecipe(preset->settings);
@@ -315,6 +321,7 @@ std::string mlir::mxfp4::printRecipe(const Recipe &recipe) {
              : "forward_quantized")
      << ",infer_roles=" << (recipe.inferRoles ? "true" : "false")
      << ",lm_head=" << (recipe.includeLmHead ? "true" : "false")
-     << ",seed=" << recipe.seed;
+     << ",seed=" << recipe.seed
+     << ",telemetry=" << (recipe.telemetry ? "true" : "false");
   return text;
 }

@@ -128,6 +128,21 @@ SmallVector<LinearGemm> mlir::mxfp4::findLinearGemms(func::FuncOp function,
     RankedTensorType type;
   };
   llvm::DenseMap<BlockArgument, ParameterGemms> byParameter;
+  auto record = [&](linalg::MatmulOp op, GemmRole role, const ParameterUse &w,
+                    llvm::StringRef layer) {
+    ParameterGemms &entry = byParameter[w.argument];
+    entry.layer = layer.str();
+    entry.type = cast<RankedTensorType>(w.argument.getType());
+    Value other = stripConversions(op.getInputs()[0]);
+    (role == GemmRole::fprop ? entry.input : entry.gradOutput) = other;
+  };
+  // Tagged Fprops and Dgrads identify their layer's X and dY too, so an
+  // untagged Wgrad of a partly tagged layer is still found.
+  for (LinearGemm &gemm : gemms)
+    if (gemm.role != GemmRole::wgrad)
+      if (std::optional<ParameterUse> w =
+              findParameter(gemm.op.getInputs()[1]))
+        record(gemm.op, gemm.role, *w, gemm.layer);
   SmallVector<linalg::MatmulOp> rest;
   for (linalg::MatmulOp op : untagged) {
     std::optional<std::pair<int, int>> dims = contractedDims(op);
@@ -162,11 +177,7 @@ SmallVector<LinearGemm> mlir::mxfp4::findLinearGemms(func::FuncOp function,
     GemmRole role = contracted == 1 ? GemmRole::fprop : GemmRole::dgrad;
     std::string layer = layerOf(rhsParam->name);
     gemms.push_back({op, role, layer, true});
-    ParameterGemms &entry = byParameter[rhsParam->argument];
-    entry.layer = layer;
-    entry.type = cast<RankedTensorType>(rhsParam->argument.getType());
-    Value other = stripConversions(op.getInputs()[0]);
-    (role == GemmRole::fprop ? entry.input : entry.gradOutput) = other;
+    record(op, role, *rhsParam, layer);
   }
 
   // Wgrad: dW[N, K] = dY^T X contracts the token axis (dim 0 of both) and
@@ -201,9 +212,11 @@ SmallVector<LinearGemm> mlir::mxfp4::findLinearGemms(func::FuncOp function,
     }
     bool shapedLikeParameter = llvm::any_of(
         function.getArguments(), [&](BlockArgument argument) {
-          return function.getArgAttr(argument.getArgNumber(),
-                                     kParameterAttrName) &&
-                 argument.getType() == resultType;
+          auto name = function.getArgAttrOfType<StringAttr>(
+              argument.getArgNumber(), kParameterAttrName);
+          // The LM head's own gradient is high precision by choice.
+          return name && argument.getType() == resultType &&
+                 (includeLmHead || !isLmHeadOrEmbedding(name.getValue()));
         });
     if (ambiguous || shapedLikeParameter)
       op->emitRemark("looks like a weight gradient (token-axis contraction "

@@ -66,6 +66,13 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
     weight in one step draws the same bits, as a weight quantized once per
     optimizer step would.
 
+    With `telemetry=true`, every quantization also gets statistics (fraction
+    clipped at +-6, fraction flushed to zero, SQNR in dB, scale exponent
+    min/max/mean, NaN-block fraction) computed with upstream ops; they are
+    returned as one more function result, a [quantizations x 8] f32 table
+    whose rows the function attribute `mxfp4.telemetry` names
+    (layer/role/operand) and whose columns `mxfp4.telemetry_fields` names.
+
     The recipe is a preset name or `key=value` settings (docs/Recipes.md),
     e.g. `recipe=fp4-all-dht16` or
     `recipe="fp4-all,wgrad.hadamard=deterministic,wgrad.hadamard_size=32"`.
@@ -94,6 +101,7 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::mxfp4::MXFP4Dialect",
     "::mlir::tensor::TensorDialect"
   ];
@@ -121,7 +129,7 @@ def CheckRotationsPass : Pass<"mxfp4-check-rotations", "::mlir::func::FuncOp"> {
     %qa, %sa = mxfp4.quantize %ha axis = 1 : ...
     %qb, %sb = mxfp4.quantize %b axis = 1 : ...
     // error: the rotations of the operands do not cancel: lhs is rotated
-    // by a deterministic H16 along K, rhs is not rotated
+    // by a deterministic H16, rhs is not rotated
     %c = mxfp4.scaled_matmul %qa scale %sa, %qb scale %sb : ...
     ```
   }];

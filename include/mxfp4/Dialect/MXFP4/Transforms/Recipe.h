@@ -73,6 +73,8 @@ struct Recipe {
   bool includeLmHead = false;
   /// Mixed into every seed, so two runs can draw independent bits.
   int64_t seed = 0;
+  /// Return per-quantization statistics as an extra function result.
+  bool telemetry = false;
 
   RoleRecipe &role(GemmRole role);
   const RoleRecipe &role(GemmRole role) const;
