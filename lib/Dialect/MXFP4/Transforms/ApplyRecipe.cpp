@@ -99,7 +99,9 @@ private:
 
   Recipe recipe;
   std::string parseError;
-  llvm::StringMap<ForwardInput> forwardInputs;
+  /// Keyed by the Fprop's activation operand (the same value the Wgrad
+  /// reads), so micro-batches sharing a layer stay apart.
+  llvm::DenseMap<Value, ForwardInput> forwardInputs;
   /// (layer/role/operand, tensor<8xf32>) per quantization, with telemetry.
   SmallVector<std::pair<std::string, Value>> telemetry;
 };
@@ -311,10 +313,10 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
   if (rhsIsForwardInput) {
     // X^T for Wgrad from the Fprop's MXFP4 copy of X: dequantized and
     // rotated back, as if only that copy had been saved for the backward.
-    auto found = forwardInputs.find(gemm.layer);
+    auto found = forwardInputs.find(rhs);
     if (found == forwardInputs.end())
       return fail("wgrad_input=forward_quantized needs the layer's Fprop in "
-                  "MXFP4 in the same function");
+                  "MXFP4 in the same function, on the same activation");
     const ForwardInput &f = found->second;
     if (!DominanceInfo(op->getParentOp()).properlyDominates(f.values, op))
       return fail("wgrad_input=forward_quantized needs the Fprop before the "
@@ -333,8 +335,8 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
   Prepared pb = prepare(bOperand, /*isLhs=*/false, r.rhs);
 
   if (gemm.role == GemmRole::fprop && pa.values)
-    forwardInputs[gemm.layer] = {pa.values,   pa.scales,    r.hadamard,
-                                 r.hadamardSize, rotationSeed, rotationStep};
+    forwardInputs[lhs] = {pa.values,      pa.scales,    r.hadamard,
+                          r.hadamardSize, rotationSeed, rotationStep};
 
   Value acc = isZeroFill(init) ? Value() : init;
   auto gemmAttr = GemmAttr::get(ctx, gemm.role, gemm.layer);
