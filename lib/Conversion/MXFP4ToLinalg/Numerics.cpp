@@ -144,17 +144,27 @@ static Value countAbove(OpBuilder &b, Location loc, Value absA,
   return sum;
 }
 
+/// Adds to a binary32 encoding (i32, scalar or vector) what rounds it to the
+/// nearest multiple of 2^`bit` with ties to even: the bits below `bit` are
+/// then to be dropped. A carry moves into the exponent by itself.
+static Value addRoundingBias(OpBuilder &b, Location loc, Value bits,
+                             int64_t bit) {
+  Type t = bits.getType();
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, constant(b, loc, t, bit)),
+      constant(b, loc, t, 1));
+  Value bias = arith::AddIOp::create(
+      b, loc, lsb, constant(b, loc, t, (int64_t(1) << (bit - 1)) - 1));
+  return arith::AddIOp::create(b, loc, bits, bias);
+}
+
 Value numerics::roundNearestEven(OpBuilder &b, Location loc, Value absA) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
   // |a| >= 1: round the f32 mantissa to one bit with ties to even; a carry
   // moves into the exponent by itself. Then (exponent << 1 | mantissa bit)
   // minus 252 is the code (1.0 -> 2), saturated at 7 (6.0).
-  Value bits = bitsOf(b, loc, absA);
-  Value lsb = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, c(22)), c(1));
-  Value rounded = arith::AddIOp::create(
-      b, loc, bits, arith::AddIOp::create(b, loc, lsb, c(0x1FFFFF)));
+  Value rounded = addRoundingBias(b, loc, bitsOf(b, loc, absA), 22);
   Value normal = arith::MinSIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, c(22)),
@@ -214,13 +224,8 @@ Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
   Type i32 = withElementType(f32.getType(), b.getI32Type());
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
   Value bits = bitsOf(b, loc, f32);
-  Value lsb = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(1));
-  Value rounded = arith::ShRUIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, bits,
-                            arith::AddIOp::create(b, loc, lsb, c(0x7FFF))),
-      c(16));
+  Value rounded =
+      arith::ShRUIOp::create(b, loc, addRoundingBias(b, loc, bits, 16), c(16));
   Value quietNaN = arith::OrIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(0x40));
   Value isNaN =
@@ -235,11 +240,7 @@ Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
 Value numerics::roundToBF16InF32(OpBuilder &b, Location loc, Value f32) {
   Type i32 = withElementType(f32.getType(), b.getI32Type());
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
-  Value bits = bitsOf(b, loc, f32);
-  Value lsb = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(1));
-  Value rounded = arith::AddIOp::create(
-      b, loc, bits, arith::AddIOp::create(b, loc, lsb, c(0x7FFF)));
+  Value rounded = addRoundingBias(b, loc, bitsOf(b, loc, f32), 16);
   return fromBits(b, loc,
                   arith::AndIOp::create(b, loc, rounded, c(0xFFFF0000)));
 }
