@@ -23,6 +23,10 @@ try:
 except OSError:
     pass
 
+# The benchmark is built only where OpenBLAS is installed.
+if os.path.exists(os.path.join(config.mxfp4_obj_root, "bin", "mxfp4-bench")):
+    config.available_features.add("mxfp4-bench")
+
 # The Python package, where the build made it.
 python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
 llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)
@@ -45,6 +49,7 @@ llvm_config.add_tool_substitutions(
     [
         "mxfp4-opt",
         "mxfp4-run",
+        ToolSubst("mxfp4-bench", unresolved="ignore"),
         "mlir-opt",
         ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
     ],
