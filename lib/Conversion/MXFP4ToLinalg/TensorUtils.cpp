@@ -48,13 +48,6 @@ Value mxfp4::collapseAxis(OpBuilder &b, Location loc, Value tensor,
       b, loc, tensor, splitReassociation(type.getRank() - 1, axis));
 }
 
-SmallVector<OpFoldResult> mxfp4::sizesWithout(OpBuilder &b, Location loc,
-                                              Value tensor, int64_t dim) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  sizes.erase(sizes.begin() + dim);
-  return sizes;
-}
-
 Value mxfp4::emptyTensor(OpBuilder &b, Location loc,
                          ArrayRef<OpFoldResult> sizes, Type elementType) {
   return tensor::EmptyOp::create(b, loc, sizes, elementType);

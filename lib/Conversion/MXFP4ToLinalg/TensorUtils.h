@@ -21,10 +21,6 @@ Value expandAxis(OpBuilder &b, Location loc, Value tensor, int64_t axis,
 /// Merges dimensions `axis` and `axis + 1` of `tensor`.
 Value collapseAxis(OpBuilder &b, Location loc, Value tensor, int64_t axis);
 
-/// The sizes of `tensor` with dimension `dim` removed.
-SmallVector<OpFoldResult> sizesWithout(OpBuilder &b, Location loc,
-                                       Value tensor, int64_t dim);
-
 /// An empty tensor of `sizes` and `elementType`.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType);

@@ -133,6 +133,10 @@ void ApplyRecipePass::runOnOperation() {
   for (const LinearGemm &gemm : ordered)
     if (failed(rewrite(gemm, step, uses)))
       return signalPassFailure();
+  // Provenance: the complete settings the function was compiled with.
+  if (!gemms.empty())
+    function->setAttr("mxfp4.recipe",
+                      StringAttr::get(&getContext(), printRecipe(recipe)));
   if (!telemetry.empty() && failed(returnTelemetry(function)))
     return signalPassFailure();
 }
