@@ -11,6 +11,7 @@
 #include "mxfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,6 +36,7 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertMXFP4ToLinalgPass(lowering));
   // Elementwise arith/math on whole tensors becomes linalg so it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createVectorizeMatmulsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -59,7 +61,11 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
 
   // Loops, then LLVM. The JIT's -O3 vectorizes the loop bodies for the host.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertVectorToSCFPass());
+  // Unrolled, so n-D transfers become 1-D ones without a stack slot per
+  // loop iteration (an alloca in a hot loop exhausts the stack).
+  VectorTransferToSCFOptions vectorToSCF;
+  vectorToSCF.enableFullUnroll(true);
+  pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -67,6 +73,8 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.x86Vector = options.x86Avx512BF16;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  // Vector transfer lowering may leave affine index arithmetic behind.
+  pm.addPass(createLowerAffinePass());
   // Math with an LLVM intrinsic stays vectorizable; the rest (erf, ...)
   // becomes calls into the C library.
   pm.addPass(createConvertMathToLLVMPass());

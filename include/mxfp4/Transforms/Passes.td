@@ -47,4 +47,44 @@ def DistinctResultBuffersPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def VectorizeMatmulsPass
+    : Pass<"mxfp4-vectorize-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Tile and vectorize the high-precision matmuls of a step";
+  let description = [{
+    The GEMMs a recipe leaves in high precision (attention, the LM head,
+    every linear layer under `bf16`) are `linalg.matmul` and
+    `linalg.batch_matmul` on f32 tensors. Lowered to scalar loops they run at
+    about 1 GFLOP/s. This pass first turns transposed operand maps (the
+    Fprop form A * B^T, the Wgrad form A^T * B) into explicit
+    `linalg.transpose` copies of the operand, then tiles each matmul with
+    static shapes into
+    8 x 32 x 16 (M x N x K) tiles with `scf.for` loops, vectorizes every tile
+    into a `vector.contract`, and lowers the contraction to outer products,
+    that is broadcast-and-FMA sequences the host's vector unit executes.
+    The sum over K is accumulated in increasing K order within and across
+    tiles, as the loops would, but with fused multiply-adds (one rounding per
+    step instead of two), so results may differ from the scalar loops in the
+    last bits. Shapes that are not tile multiples, and non-f32 matmuls, are
+    left to the loop lowering.
+
+    Example:
+
+    ```mlir
+    // Before
+    %c = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+        outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // After (abridged)
+    %c = scf.for %i = %c0 to %c64 step %c8 iter_args(...) {
+      scf.for %j ... step %c32 { scf.for %k ... step %c16 {
+        %va = vector.transfer_read ... : tensor<8x16xf32>, vector<8x16xf32>
+        ...
+        %acc = vector.fma ... : vector<32xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // MXFP4_TRANSFORMS_PASSES_TD
