@@ -162,13 +162,13 @@ PYBIND11_MODULE(_mxfp4, m) {
                           "A module of mxfp4 and upstream ops compiled for "
                           "the host CPU")
       .def(py::init([](const std::string &source, const std::string &name,
-                       const std::string &matmul) {
-             CpuCompileOptions options{parseKernel(matmul)};
+                       const std::string &matmul, const std::string &recipe) {
+             CpuCompileOptions options{parseKernel(matmul), recipe};
              return PyCpuModule{
                  unwrap(CpuModule::fromSource(source, name, options))};
            }),
            py::arg("source"), py::arg("name") = "<source>",
-           py::arg("matmul") = "auto")
+           py::arg("matmul") = "auto", py::arg("recipe") = "")
       .def_property_readonly("functions", &PyCpuModule::functions,
                              "(name, argument types, result types) of every "
                              "public function")

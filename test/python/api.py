@@ -63,3 +63,25 @@ back = mxfp4.dequantize(codes, scales, axis=0)
 assert (back.view(np.uint32) == ref.dequantize(codes, scales, 0).view(np.uint32)).all()
 # CHECK-NEXT: helpers agree with the reference
 print("helpers agree with the reference")
+
+# A study of two recipes on one linear layer, scripted from Python: both
+# quantize, and their errors differ.
+step = open(os.path.join(os.path.dirname(__file__), "..", "Recipes", "Inputs",
+                         "linear_fwd_bwd.mlir")).read()
+xs = rng.standard_normal((64, 64)).astype(np.float32)
+xs[:, 5] *= 40
+w = rng.standard_normal((32, 64)).astype(np.float32)
+dy = rng.standard_normal((64, 32)).astype(np.float32)
+errors = {}
+for recipe in ("fp4-all", "fp4-all-dht16"):
+    module = mxfp4.CpuModule(step, recipe=recipe)
+    y, dx, dw = module.call("linear_fwd_bwd", xs, w, dy, 0)
+    exact = xs.astype(np.float64) @ w.T
+    errors[recipe] = np.linalg.norm(y - exact) / np.linalg.norm(exact)
+assert 1e-3 < errors["fp4-all"] < 1 and 1e-3 < errors["fp4-all-dht16"] < 1, errors
+assert errors["fp4-all"] != errors["fp4-all-dht16"], errors
+try:
+    mxfp4.CpuModule(step, recipe="fp4-everything")
+except mxfp4.Mxfp4Error as e:
+    # CHECK-NEXT: recipe error: recipe: unknown preset 'fp4-everything'
+    print("recipe error:", [l for l in str(e).splitlines() if "recipe:" in l][0].split("error: ")[-1][:40])
