@@ -24,6 +24,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -51,6 +53,12 @@ CpuModule::CpuModule() = default;
 CpuModule::~CpuModule() = default;
 
 /// Parses, lowers and JIT-compiles the module in `buffer`.
+/// True if the OpenMP runtime the build found is still there.
+static bool hasOpenMPRuntime() {
+  llvm::StringRef path = MXFP4_LIBOMP_PATH;
+  return !path.empty() && llvm::sys::fs::exists(path);
+}
+
 /// Decides whether scaled_matmul uses the AVX-512 BF16 kernel.
 static llvm::Expected<bool> useAvx512BF16(const CpuCompileOptions &options) {
   switch (options.matmulKernel) {
@@ -86,6 +94,7 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   MLIRContext context(registry);
 
   // Every diagnostic goes to a string, with its location and source line.
@@ -124,6 +133,7 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   PassManager pm(&context);
   CpuPipelineOptions pipelineOptions;
   pipelineOptions.x86Avx512BF16 = avx512BF16;
+  pipelineOptions.parallel = compileOptions.parallel && hasOpenMPRuntime();
   buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return diagnosticsError(
@@ -141,7 +151,10 @@ static llvm::Error compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                                                machine->get());
   // memrefCopy, for copies between strided views, lives in the C runner
   // utilities.
-  llvm::StringRef sharedLibs[] = {MXFP4_C_RUNNER_UTILS_PATH};
+  llvm::SmallVector<llvm::StringRef, 2> sharedLibs = {
+      MXFP4_C_RUNNER_UTILS_PATH};
+  if (pipelineOptions.parallel)
+    sharedLibs.push_back(MXFP4_LIBOMP_PATH);
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.sharedLibPaths = sharedLibs;

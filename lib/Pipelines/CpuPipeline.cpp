@@ -60,12 +60,20 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   // Loops, then LLVM. The JIT's -O3 vectorizes the loop bodies for the host.
+  if (options.parallel)
+    pm.addNestedPass<func::FuncOp>(createParallelizeLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Unrolled, so n-D transfers become 1-D ones without a stack slot per
   // loop iteration (an alloca in a hot loop exhausts the stack).
   VectorTransferToSCFOptions vectorToSCF;
   vectorToSCF.enableFullUnroll(true);
   pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
+  if (options.parallel) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the memref.alloca_scope the conversion wraps loop bodies in
+    // (nothing is allocated in them), which control-flow lowering needs.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -79,6 +87,9 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   // becomes calls into the C library.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -8,10 +8,23 @@ import functools
 
 import numpy as np
 
-from ._mxfp4 import CpuModule, Mxfp4Error, host_has_avx512_bf16, layer_study
+from ._mxfp4 import (CpuModule, Mxfp4Error, host_has_avx512_bf16, layer_study,
+                     parse, run_pipeline)
 
 __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
-           "quantize", "dequantize", "hadamard", "scaled_matmul"]
+           "quantize", "dequantize", "hadamard", "scaled_matmul",
+           "compile_training_step", "parse", "run_pipeline"]
+
+
+def __getattr__(name):
+    # The PyTorch frontend imports torch; load it only when asked for, so
+    # that `import mxfp4` does not need torch.
+    if name in ("torch_frontend", "compile_training_step"):
+        import importlib
+        frontend = importlib.import_module(".torch_frontend", __name__)
+        return frontend if name == "torch_frontend" else \
+            frontend.compile_training_step
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _SCALE_RULES = ("floor", "even", "ceil", "rceil")
 _ROUNDINGS = ("nearest_even", "stochastic")

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/Pipelines/Pipelines.h"
@@ -155,6 +156,24 @@ PYBIND11_MODULE(_mxfp4, m) {
   m.doc() = "mxfp4: MXFP4 training compiler (native part)";
   py::register_exception<Mxfp4Error>(m, "Mxfp4Error", PyExc_ValueError);
 
+  m.def(
+      "parse",
+      [](const std::string &source, const std::string &name, bool generic) {
+        return unwrap(parseAndPrint(source, name, generic));
+      },
+      py::arg("source"), py::arg("name") = "<source>",
+      py::arg("generic") = false,
+      "Parses and verifies MLIR text; returns it printed (raises Mxfp4Error "
+      "with the located diagnostics otherwise)");
+  m.def(
+      "run_pipeline",
+      [](const std::string &source, const std::string &pipeline,
+         const std::string &name) {
+        return unwrap(runPipeline(source, pipeline, name));
+      },
+      py::arg("source"), py::arg("pipeline"), py::arg("name") = "<source>",
+      "Runs a textual pass pipeline (any pass or pipeline of mxfp4-opt) and "
+      "returns the printed result");
   m.def("host_has_avx512_bf16", &hostHasAvx512BF16,
         "True if this CPU has AVX512_BF16 (the fast scaled_matmul kernel)");
 

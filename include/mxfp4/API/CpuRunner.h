@@ -67,6 +67,9 @@ struct CpuCompileOptions {
   /// A recipe (docs/Recipes.md) applied, and its rotations checked, before
   /// lowering; empty applies none.
   std::string recipe;
+  /// Spread independent loops over the cores (OpenMP), where the build found
+  /// libomp; results do not depend on it.
+  bool parallel = true;
 };
 
 class PreparedCall;

@@ -19,6 +19,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Use the AVX-512 BF16 scaled_matmul micro-kernel (only "
                      "for hosts with AVX512_BF16)"),
       llvm::cl::init(false)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Spread independent loops over the cores with OpenMP "
+                     "(the JIT must load libomp)"),
+      llvm::cl::init(false)};
 };
 
 /// Returns true if the host CPU has AVX512_BF16 (vdpbf16ps).

@@ -47,6 +47,31 @@ def DistinctResultBuffersPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ParallelizeLoopsPass
+    : Pass<"mxfp4-parallelize-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn loops the lowerings marked independent into scf.parallel";
+  let description = [{
+    The mxfp4 lowerings know which of their loops have independent
+    iterations (the outer row or tile loop of quantize, hadamard and
+    scaled_matmul: every iteration writes its own rows or columns and reads
+    nothing another writes) and mark them `mxfp4.parallel`. After
+    bufferization such a loop has no iteration arguments left; this pass
+    rewrites it as `scf.parallel`, which `convert-scf-to-openmp` spreads over
+    the host's cores. Results do not depend on the thread count: no
+    reduction crosses iterations.
+
+    Example:
+
+    ```mlir
+    // Before
+    scf.for %i = %c0 to %c64 step %c1 { ... } {mxfp4.parallel}
+    // After
+    scf.parallel (%i) = (%c0) to (%c64) step (%c1) { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def VectorizeMatmulsPass
     : Pass<"mxfp4-vectorize-matmuls", "::mlir::func::FuncOp"> {
   let summary = "Tile and vectorize the high-precision matmuls of a step";

@@ -18,6 +18,7 @@
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
+#include "mxfp4/Transforms/ParallelLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -86,6 +87,7 @@ struct HadamardOpLowering : OpConversionPattern<HadamardOp> {
                               .getResult();
           return {written};
         });
+    markParallel(nest.loops.front());
     rewriter.replaceOp(op, nest.results.front());
     return success();
   }

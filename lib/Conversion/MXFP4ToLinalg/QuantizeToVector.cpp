@@ -21,6 +21,7 @@
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
+#include "mxfp4/Transforms/ParallelLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -253,6 +254,7 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           }
           return {codes, scales};
         });
+    markParallel(nest.loops.front());
     rewriter.replaceOp(op, nest.results);
     return success();
   }

@@ -19,6 +19,7 @@
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
+#include "mxfp4/Transforms/ParallelLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -175,6 +176,7 @@ struct ScaledMatmulOpLowering : OpConversionPattern<ScaledMatmulOp> {
               nb, nl, kLoop.getResult(0), iterArgs[0], ValueRange{row, col});
           return {updated};
         });
+    markParallel(nest.loops.front());
     Value result = nest.results.front();
     if (resultElement.isBF16())
       result = mapElements(b, loc, result, resultElement,

@@ -24,6 +24,7 @@
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
+#include "mxfp4/Transforms/ParallelLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -301,6 +302,7 @@ Value buildTiles(OpBuilder &b, Location loc, Value c, Value aPairs,
           return {out};
         });
 
+    markParallel(tileLoop.loops.front());
     return tileLoop.results.front();
 }
 

@@ -1,0 +1,39 @@
+//===- Compiler.h - parse, verify, transform and print modules --*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Text in, text out: the compiler steps that tools and Python need without
+// holding MLIR objects. Every failure is an llvm::Error carrying the located
+// diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_API_COMPILER_H
+#define MXFP4_API_COMPILER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::mxfp4 {
+
+/// Parses and verifies `source`; returns it printed back (generic form with
+/// `generic`).
+llvm::Expected<std::string> parseAndPrint(llvm::StringRef source,
+                                          llvm::StringRef name = "<source>",
+                                          bool generic = false);
+
+/// Runs `pipeline` (textual, e.g. "func.func(mxfp4-apply-recipe{recipe=
+/// fp4-all-dht16}),canonicalize" or "mxfp4-to-cpu") on `source` and returns
+/// the result printed.
+llvm::Expected<std::string> runPipeline(llvm::StringRef source,
+                                        llvm::StringRef pipeline,
+                                        llvm::StringRef name = "<source>");
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_API_COMPILER_H

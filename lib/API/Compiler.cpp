@@ -1,0 +1,103 @@
+//===- Compiler.cpp - parse, verify, transform and print modules ----------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/API/Compiler.h"
+
+#include "mxfp4/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &headline, llvm::StringRef details) {
+  details = details.rtrim();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 details.empty() ? headline.str()
+                                                 : (headline + "\n" + details)
+                                                       .str());
+}
+
+/// Parses `source` in `context`, reporting diagnostics to `diagnostics`.
+struct ParsedModule {
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  llvm::raw_string_ostream stream{diagnostics};
+  std::unique_ptr<SourceMgrDiagnosticHandler> handler;
+  OwningOpRef<ModuleOp> module;
+
+  ParsedModule(MLIRContext &context, llvm::StringRef source,
+               llvm::StringRef name) {
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+    handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr,
+                                                           &context, stream);
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  }
+};
+
+std::string print(ModuleOp module, bool generic) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  if (generic)
+    flags.printGenericOpForm();
+  module.print(os, flags);
+  return text;
+}
+
+} // namespace
+
+llvm::Expected<std::string> mlir::mxfp4::parseAndPrint(llvm::StringRef source,
+                                                       llvm::StringRef name,
+                                                       bool generic) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  ParsedModule parsed(context, source, name);
+  if (!parsed.module)
+    return makeError("cannot parse or verify '" + name + "'",
+                     parsed.diagnostics);
+  return print(*parsed.module, generic);
+}
+
+llvm::Expected<std::string> mlir::mxfp4::runPipeline(llvm::StringRef source,
+                                                     llvm::StringRef pipeline,
+                                                     llvm::StringRef name) {
+  // The textual pipeline names passes from the global registry.
+  static std::once_flag registered;
+  std::call_once(registered, [] { registerAllPasses(); });
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  ParsedModule parsed(context, source, name);
+  if (!parsed.module)
+    return makeError("cannot parse or verify '" + name + "'",
+                     parsed.diagnostics);
+  PassManager pm(&context);
+  std::string pipelineErrors;
+  llvm::raw_string_ostream errorStream(pipelineErrors);
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    return makeError("invalid pass pipeline '" + pipeline + "'",
+                     pipelineErrors);
+  if (failed(pm.run(*parsed.module)))
+    return makeError("pipeline '" + pipeline + "' failed on '" + name + "'",
+                     parsed.diagnostics);
+  return print(*parsed.module, /*generic=*/false);
+}
