@@ -26,12 +26,16 @@ struct ParallelizeLoopsPass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(mxfp4::kParallelLoopAttrName) ||
+          !loop.getInitArgs().empty())
+        return;
       // Only outermost marked loops: nested parallel regions would only add
       // scheduling overhead on top of the outer one.
-      if (loop->hasAttr(mxfp4::kParallelLoopAttrName) &&
-          loop.getInitArgs().empty() &&
-          !loop->getParentOfType<scf::ParallelOp>())
-        loops.push_back(loop);
+      for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
+           outer = outer->getParentOfType<scf::ForOp>())
+        if (outer->hasAttr(mxfp4::kParallelLoopAttrName))
+          return;
+      loops.push_back(loop);
     });
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops) {

@@ -21,3 +21,11 @@ func.func @quantize_matmul(%x: tensor<16x64xf32>, %w: tensor<8x64xf32>) -> (tens
   %c = mxfp4.scaled_matmul %a scale %as, %b scale %bs : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU> -> tensor<16x8xf32>
   return %c, %as : tensor<16x8xf32>, tensor<16x2xf8E8M0FNU>
 }
+
+// With parallel=true the lowerings' independent outer loops become OpenMP
+// parallel regions: the two quantizations (each absorbing its rotation) and
+// the matmul.
+// RUN: mxfp4-opt %s -mxfp4-to-cpu=parallel=true | FileCheck %s --check-prefix=PAR
+// PAR-COUNT-3: omp.parallel
+// PAR-NOT: omp.parallel
+// PAR-NOT: scf.

@@ -71,6 +71,11 @@ static cl::opt<CpuMatmulKernel> execMatmulKernel(
                           "AVX-512 BF16 (vdpbf16ps) micro-kernel")),
     cl::init(CpuMatmulKernel::automatic), cl::sub(execCommand),
     cl::sub(studyCommand), cl::cat(execCategory), cl::cat(studyCategory));
+static cl::opt<bool> execParallel(
+    "parallel",
+    cl::desc("Spread independent loops over the cores with OpenMP (default; "
+             "results are the same either way)"),
+    cl::init(true), cl::sub(execCommand), cl::cat(execCategory));
 static cl::opt<std::string> execRecipe(
     "recipe",
     cl::desc("Apply an MXFP4 recipe (a preset such as fp4-all-dht16, or "
@@ -221,7 +226,8 @@ static int runExec() {
 
   llvm::Expected<std::unique_ptr<CpuModule>> module =
       CpuModule::fromFile(execFile,
-                          CpuCompileOptions{execMatmulKernel, execRecipe});
+                          CpuCompileOptions{execMatmulKernel, execRecipe,
+                                            execParallel});
   if (!module)
     return fail(module.takeError());
   llvm::Expected<const FunctionSignature *> chosen = chooseFunction(**module);

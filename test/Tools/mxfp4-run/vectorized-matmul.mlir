@@ -16,3 +16,6 @@ func.func @forms(%x: tensor<64x96xf32>, %w: tensor<32x96xf32>, %dy: tensor<64x32
   %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%dy, %x : tensor<64x32xf32>, tensor<64x96xf32>) outs(%z2 : tensor<32x96xf32>) -> tensor<32x96xf32>
   return %y, %dx, %dw : tensor<64x32xf32>, tensor<64x96xf32>, tensor<32x96xf32>
 }
+// One core or all cores: the same bits.
+// RUN: mxfp4-run exec %s --parallel=false --input=@%t.a.npy --input=@%t.b.npy --input=@%t.dy.npy --output=@%t.y1.npy --output=@%t.dx1.npy --output=@%t.dw1.npy
+// RUN: %PYTHON -c "import numpy as np; [np.testing.assert_array_equal(np.load('%t.%%s.npy' %% n), np.load('%t.%%s1.npy' %% n)) for n in ('y', 'dx', 'dw')]"
