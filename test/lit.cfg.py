@@ -27,6 +27,15 @@ except OSError:
 if os.path.exists(os.path.join(config.mxfp4_obj_root, "bin", "mxfp4-bench")):
     config.available_features.add("mxfp4-bench")
 
+# PyTorch (Debian python3-torch) for the autograd references and the frontend.
+try:
+    import subprocess
+    if subprocess.run([config.python_executable, "-c", "import torch"],
+                      capture_output=True, timeout=120).returncode == 0:
+        config.available_features.add("torch")
+except Exception:
+    pass
+
 # The Python package, where the build made it.
 python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
 llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)

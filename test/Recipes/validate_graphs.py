@@ -6,6 +6,7 @@
 # mxfp4-opt parses #mxfp4.gemm, that the tagged variants give bit-identical
 # results.
 
+# REQUIRES: torch
 # RUN: %PYTHON %s mxfp4-run %S/Inputs %t
 
 import os
