@@ -63,9 +63,11 @@ std::string print(ModuleOp module, bool generic) {
 
 } // namespace
 
-llvm::Expected<std::string> mlir::mxfp4::parseAndPrint(llvm::StringRef source,
-                                                       llvm::StringRef name,
-                                                       bool generic) {
+/// Parses `source` into a fresh context with every mxfp4 dialect and runs
+/// `fn` on the module; parse and verification errors become an llvm::Error.
+static llvm::Expected<std::string> withModule(
+    llvm::StringRef source, llvm::StringRef name,
+    llvm::function_ref<llvm::Expected<std::string>(ParsedModule &)> fn) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -73,7 +75,15 @@ llvm::Expected<std::string> mlir::mxfp4::parseAndPrint(llvm::StringRef source,
   if (!parsed.module)
     return makeError("cannot parse or verify '" + name + "'",
                      parsed.diagnostics);
-  return print(*parsed.module, generic);
+  return fn(parsed);
+}
+
+llvm::Expected<std::string> mlir::mxfp4::parseAndPrint(llvm::StringRef source,
+                                                       llvm::StringRef name,
+                                                       bool generic) {
+  return withModule(source, name, [&](ParsedModule &parsed) {
+    return llvm::Expected<std::string>(print(*parsed.module, generic));
+  });
 }
 
 llvm::Expected<std::string> mlir::mxfp4::runPipeline(llvm::StringRef source,
@@ -83,21 +93,18 @@ llvm::Expected<std::string> mlir::mxfp4::runPipeline(llvm::StringRef source,
   static std::once_flag registered;
   std::call_once(registered, [] { registerAllPasses(); });
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  ParsedModule parsed(context, source, name);
-  if (!parsed.module)
-    return makeError("cannot parse or verify '" + name + "'",
-                     parsed.diagnostics);
-  PassManager pm(&context);
-  std::string pipelineErrors;
-  llvm::raw_string_ostream errorStream(pipelineErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-    return makeError("invalid pass pipeline '" + pipeline + "'",
-                     pipelineErrors);
-  if (failed(pm.run(*parsed.module)))
-    return makeError("pipeline '" + pipeline + "' failed on '" + name + "'",
-                     parsed.diagnostics);
-  return print(*parsed.module, /*generic=*/false);
+  return withModule(
+      source, name, [&](ParsedModule &parsed) -> llvm::Expected<std::string> {
+        PassManager pm(parsed.module->getContext());
+        std::string pipelineErrors;
+        llvm::raw_string_ostream errorStream(pipelineErrors);
+        if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+          return makeError("invalid pass pipeline '" + pipeline + "'",
+                           pipelineErrors);
+        if (failed(pm.run(*parsed.module)))
+          return makeError("pipeline '" + pipeline + "' failed on '" + name +
+                               "'",
+                           parsed.diagnostics);
+        return print(*parsed.module, /*generic=*/false);
+      });
 }
