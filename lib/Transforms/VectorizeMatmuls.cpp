@@ -122,6 +122,9 @@ struct VectorizeMatmulsPass
       if (failed(tiled))
         continue; // the loop lowering still handles it
       rewriter.replaceOp(op, tiled->replacements);
+      // Row tiles (batch tiles for batch_matmul) write disjoint outputs.
+      if (!tiled->loops.empty())
+        mxfp4::markParallel(tiled->loops.front());
       for (Operation *tile : tiled->tiledOps) {
         rewriter.setInsertionPoint(tile);
         FailureOr<linalg::VectorizationResult> vectorized =

@@ -86,8 +86,9 @@ def VectorizeMatmulsPass
     8 x 32 x 16 (M x N x K) tiles with `scf.for` loops, vectorizes every tile
     into a `vector.contract`, and lowers the contraction to outer products,
     that is broadcast-and-FMA sequences the host's vector unit executes.
-    The sum over K is accumulated in increasing K order within and across
-    tiles, as the loops would, but with fused multiply-adds (one rounding per
+    The outer tile loop is marked `mxfp4.parallel`. The sum over K is
+    accumulated in increasing K order within and across tiles, as the loops
+    would, but with fused multiply-adds (one rounding per
     step instead of two), so results may differ from the scalar loops in the
     last bits. Shapes that are not tile multiples, and non-f32 matmuls, are
     left to the loop lowering.
