@@ -42,6 +42,19 @@ llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)
 if os.path.isdir(os.path.join(python_packages, "mxfp4")):
     config.available_features.add("python-bindings")
 
+# The cl100k parity test needs OpenAI's cl100k_base.tiktoken, which is not
+# committed: point MXFP4_CL100K at a copy (`mxfp4-run data --tokenizer=cl100k`
+# puts one in ~/.cache/mxfp4/tokenizers/).
+cl100k = os.environ.get("MXFP4_CL100K")
+if cl100k and os.path.isfile(cl100k):
+    config.available_features.add("cl100k")
+    config.substitutions.append(("%cl100k", cl100k))
+
+# The download tests run curl on file:// URLs (no network).
+import shutil
+if shutil.which("curl"):
+    config.available_features.add("curl")
+
 config.substitutions.append(("%mxfp4_src_root", config.mxfp4_src_root))
 config.substitutions.append(("%mxfp4_obj_root", config.mxfp4_obj_root))
 

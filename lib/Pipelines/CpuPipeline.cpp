@@ -31,6 +31,8 @@ bool mlir::mxfp4::hostHasAvx512BF16() {
 
 void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
                                    const CpuPipelineOptions &options) {
+  // Layers repeat the same kernels: lower and compile each distinct one once.
+  pm.addPass(createOutlineKernelsPass());
   ConvertMXFP4ToLinalgPassOptions lowering;
   lowering.x86Avx512BF16 = options.x86Avx512BF16;
   pm.addPass(createConvertMXFP4ToLinalgPass(lowering));

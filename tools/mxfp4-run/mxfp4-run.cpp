@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Commands.h"
+
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/Runtime/ArrayPrinter.h"
@@ -298,5 +300,13 @@ int main(int argc, char **argv) {
     return runExec();
   if (studyCommand)
     return runLayerStudyCommand();
+  if (compileCommand)
+    return runCompileCommand();
+  if (trainCommand)
+    return runTrainCommand();
+  if (recipeStudyCommand)
+    return runStudyCommand();
+  if (isDataCommandSelected())
+    return runDataCommand();
   return fail("no subcommand given; see 'mxfp4-run --help'");
 }

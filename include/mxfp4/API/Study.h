@@ -1,0 +1,72 @@
+//===- Study.h - the paper's Table 1 for our setting ------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Trains one Llama per (recipe, seed) from the same initial weights and data
+// order (Trainer.h) and compares each recipe with the baseline (the first
+// recipe) of the same seed: the paired final eval-loss gap, the extra tokens
+// needed to reach the baseline's eval loss at 75% of the schedule, and the
+// per-role quantization telemetry. With two or more seeds, the gap between
+// the baseline's runs is the noise level the gaps are read against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_API_STUDY_H
+#define MXFP4_API_STUDY_H
+
+#include "mxfp4/API/Trainer.h"
+
+#include <optional>
+
+namespace mlir::mxfp4 {
+
+/// The paper's Table 1 recipes plus the Wgrad-only rotation.
+llvm::ArrayRef<llvm::StringRef> getDefaultStudyRecipes();
+
+struct StudyOptions {
+  /// Everything but recipe, seed and outDir is taken from here.
+  TrainOptions train;
+  /// The first is the baseline.
+  std::vector<std::string> recipes;
+  std::vector<uint64_t> seeds = {1};
+};
+
+/// Telemetry of one GEMM role, averaged over its quantizations and steps.
+struct RoleTelemetry {
+  std::string role;
+  double clipped = 0, flushed = 0, sqnrDb = 0;
+};
+
+struct StudyRow {
+  std::string recipe;
+  /// Mean over seeds of the final eval loss, and of its gap to the baseline
+  /// of the same seed.
+  double finalLoss = 0, gap = 0;
+  /// Extra tokens (relative to the baseline's) to reach the baseline's eval
+  /// loss at 75% of the schedule, averaged over seeds; unset if a run never
+  /// reached it.
+  std::optional<double> extraTokensFraction;
+  std::vector<RoleTelemetry> telemetry;
+  double tokensPerSecond = 0, compileSeconds = 0;
+  bool diverged = false;
+};
+
+struct StudyReport {
+  std::vector<StudyRow> rows;
+  /// |final eval loss of the baseline, seed 1 - seed 2|, with two seeds.
+  std::optional<double> noise;
+  int64_t steps = 0, tokensPerStep = 0;
+  /// study.md, study.json, study.svg in the study folder.
+  std::string tablePath, jsonPath, plotPath;
+  std::string table;
+};
+
+/// Runs the study into `options.train.outDir`/<recipe>-seed<s>/.
+llvm::Expected<StudyReport> runStudy(const StudyOptions &options);
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_API_STUDY_H

@@ -1,0 +1,139 @@
+//===- Trainer.h - train a Llama with an MXFP4 recipe on the CPU -*- C++ -*-==//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The loop behind `mxfp4-run train`: compiles the training step of a config
+// under a recipe once, then feeds it batches, evaluates on held-out data,
+// logs metrics.jsonl, draws loss.svg and writes Hugging Face checkpoints.
+//
+// Everything a run does is a function of (config, recipe, seed, data):
+// parameters are drawn from a counter-based generator, batch b of step s
+// reads windows at offsets hashed from (seed, s, b), and the compiled step
+// is deterministic whatever the number of threads. So two runs with the same
+// seed give the same curve, runs of different recipes start from the same
+// weights and see the same data, and a resumed run continues bit-identically.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_API_TRAINER_H
+#define MXFP4_API_TRAINER_H
+
+#include "mxfp4/Models/LlamaConfig.h"
+
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir::mxfp4 {
+
+class CpuModule;
+
+/// A training step compiled for the CPU, reusable across runs (seeds) of
+/// the same config and recipe.
+struct CompiledTrainingStep {
+  std::unique_ptr<CpuModule> module;
+  std::string recipe;
+  /// The rows of the telemetry result, if the recipe records telemetry.
+  std::vector<std::string> telemetryRows;
+  double compileSeconds = 0;
+
+  CompiledTrainingStep();
+  CompiledTrainingStep(CompiledTrainingStep &&);
+  CompiledTrainingStep &operator=(CompiledTrainingStep &&);
+  ~CompiledTrainingStep();
+};
+
+/// Builds and compiles @loss and @train_step of `config` under `recipe`
+/// (with telemetry=true added when `telemetry` and the recipe is not empty).
+llvm::Expected<CompiledTrainingStep>
+compileTrainingStep(const LlamaConfig &config, llvm::StringRef recipe,
+                    bool telemetry, bool parallel = true);
+
+struct TrainOptions {
+  /// The model and schedule; `config.totalSteps` is the run's length.
+  LlamaConfig config;
+  /// A recipe (docs/Recipes.md); empty trains in f32 as built.
+  std::string recipe;
+  uint64_t seed = 1;
+  /// "default" (the npm corpus), a text file or folder, or C4 JSON lines.
+  std::string data = "default";
+  /// "byte" or "cl100k"; empty takes the config's.
+  std::string tokenizer;
+  /// Where downloads and token caches live; empty takes the default.
+  std::string cacheDir;
+  /// Run folder: metrics.jsonl, loss.svg, checkpoint/.
+  std::string outDir;
+  /// Continue from outDir/checkpoint.
+  bool resume = false;
+  /// Evaluate every N steps (and at the end) on `evalBatches` batches.
+  int64_t evalEvery = 50;
+  int64_t evalBatches = 4;
+  /// Write a checkpoint every N steps (0: only at the end or on Ctrl-C).
+  int64_t checkpointEvery = 0;
+  /// Stop after this many steps of this invocation, checkpointing as on
+  /// Ctrl-C (for tests of resume).
+  std::optional<int64_t> stopAfter;
+  /// Collect per-quantization telemetry (adds telemetry=true to the recipe).
+  bool telemetry = false;
+  bool parallel = true;
+  /// Print the progress line and messages (to stderr).
+  bool progress = true;
+  /// Set asynchronously (Ctrl-C) to stop after the current step.
+  std::atomic<bool> *interrupt = nullptr;
+};
+
+struct TrainPoint {
+  int64_t step; // 1-based: the number of updates done
+  double loss, lr, gradNorm;
+};
+
+struct EvalPoint {
+  int64_t step;
+  int64_t tokens;
+  double loss;
+};
+
+/// Telemetry of one quantization, averaged over the steps of the run.
+struct TelemetryRow {
+  std::string name; // layer/role/operand
+  double clipped = 0, flushed = 0, sqnrDb = 0;
+};
+
+struct TrainReport {
+  std::vector<TrainPoint> steps;
+  std::vector<EvalPoint> evals;
+  std::vector<TelemetryRow> telemetry;
+  int64_t tokensPerStep = 0;
+  double compileSeconds = 0, runSeconds = 0, tokensPerSecond = 0;
+  /// Peak resident memory of the process, in MiB.
+  double peakRssMiB = 0;
+  bool interrupted = false;
+  std::string metricsPath, plotPath, checkpointPath;
+  std::string dataDescription;
+};
+
+/// Trains as `options` say, with `compiled` if given (it must be of the same
+/// config and recipe) or a step compiled here; errors name what is wrong
+/// (config, data, checkpoint) and leave earlier outputs in place.
+llvm::Expected<TrainReport> train(const TrainOptions &options,
+                                  CompiledTrainingStep *compiled = nullptr);
+
+/// The initial parameters of `config` for `seed`, in getLlamaParameters
+/// order: N(0, initStd) matrices, unit RMSNorm gains.
+std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
+                                                    uint64_t seed);
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_API_TRAINER_H

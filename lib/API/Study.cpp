@@ -1,0 +1,300 @@
+//===- Study.cpp - the paper's Table 1 for our setting --------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/API/Study.h"
+
+#include "mxfp4/Train/Metrics.h"
+#include "mxfp4/Train/Plot.h"
+#include "mxfp4/Runtime/Safetensors.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using llvm::StringRef;
+
+static const StringRef defaultRecipes[] = {
+    "bf16",          "fp4-fprop",     "fp4-fprop-dgrad",
+    "fp4-all",       "fp4-all-sr",    "fp4-all-rht16",
+    "fp4-all-dht16", "fp4-all-dht16-wgrad-only"};
+
+llvm::ArrayRef<StringRef> mlir::mxfp4::getDefaultStudyRecipes() {
+  return defaultRecipes;
+}
+
+/// The eval loss of `evals` at `step`, linearly interpolated between the
+/// evaluations around it.
+static std::optional<double> lossAtStep(const std::vector<EvalPoint> &evals,
+                                        double step) {
+  for (size_t i = 0; i < evals.size(); ++i) {
+    if (evals[i].step < step)
+      continue;
+    if (evals[i].step == step || i == 0)
+      return evals[i].loss;
+    const EvalPoint &a = evals[i - 1], &b = evals[i];
+    double t = (step - a.step) / static_cast<double>(b.step - a.step);
+    return a.loss + t * (b.loss - a.loss);
+  }
+  return std::nullopt;
+}
+
+/// The first (interpolated) token count at which `evals` reaches `target`.
+static std::optional<double> tokensToReach(const std::vector<EvalPoint> &evals,
+                                           double target) {
+  for (size_t i = 0; i < evals.size(); ++i) {
+    if (!(evals[i].loss <= target))
+      continue;
+    if (i == 0)
+      return static_cast<double>(evals[i].tokens);
+    const EvalPoint &a = evals[i - 1], &b = evals[i];
+    double t = (a.loss - target) / (a.loss - b.loss);
+    return a.tokens + t * static_cast<double>(b.tokens - a.tokens);
+  }
+  return std::nullopt;
+}
+
+static double finalLoss(const TrainReport &report) {
+  return report.evals.empty() ? NAN : report.evals.back().loss;
+}
+
+/// Averages telemetry rows ("layer/role/operand") per role.
+static std::vector<RoleTelemetry>
+telemetryByRole(const std::vector<TelemetryRow> &rows) {
+  std::map<std::string, std::pair<RoleTelemetry, int>> sums;
+  for (const TelemetryRow &row : rows) {
+    llvm::SmallVector<StringRef> parts;
+    StringRef(row.name).split(parts, '/');
+    std::string role = parts.size() >= 2 ? parts[1].str() : "?";
+    auto &[sum, count] = sums[role];
+    sum.role = role;
+    sum.clipped += row.clipped;
+    sum.flushed += row.flushed;
+    sum.sqnrDb += row.sqnrDb;
+    ++count;
+  }
+  std::vector<RoleTelemetry> result;
+  for (const char *role : {"fprop", "dgrad", "wgrad"}) {
+    auto it = sums.find(role);
+    if (it == sums.end())
+      continue;
+    RoleTelemetry t = it->second.first;
+    int n = it->second.second;
+    t.clipped /= n;
+    t.flushed /= n;
+    t.sqnrDb /= n;
+    result.push_back(t);
+  }
+  return result;
+}
+
+static std::string formatTable(const StudyReport &report,
+                               const StudyOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  const LlamaConfig &c = options.train.config;
+  os << llvm::formatv("Llama '{0}': {1} layers, dim {2}, {3} steps x {4} "
+                      "tokens = {5} tokens; seeds:",
+                      c.name, c.numLayers, c.dim, report.steps,
+                      report.tokensPerStep, report.steps * report.tokensPerStep);
+  for (uint64_t seed : options.seeds)
+    os << " " << seed;
+  os << "\n\n";
+  os << "| recipe | final eval loss | gap to " << options.recipes.front()
+     << " | extra tokens to reach " << options.recipes.front()
+     << "'s loss at 75% | Fprop clip / flush / SQNR | Dgrad clip / flush / "
+        "SQNR | Wgrad clip / flush / SQNR | tokens/s |\n";
+  os << "|---|---|---|---|---|---|---|---|\n";
+  for (const StudyRow &row : report.rows) {
+    os << "| " << row.recipe << " | ";
+    os << (row.diverged ? std::string("diverged")
+                        : llvm::formatv("{0:F4}", row.finalLoss).str());
+    os << " | ";
+    if (&row == &report.rows.front())
+      os << "(baseline)";
+    else {
+      os << llvm::format("%+.4f", row.gap);
+      if (report.noise && std::fabs(row.gap) <= *report.noise)
+        os << " (within noise)";
+    }
+    os << " | ";
+    if (&row == &report.rows.front())
+      os << "(baseline)";
+    else if (row.extraTokensFraction)
+      os << llvm::format("%+.1f%%", 100 * *row.extraTokensFraction);
+    else
+      os << "not reached";
+    for (const char *role : {"fprop", "dgrad", "wgrad"}) {
+      os << " | ";
+      auto it = llvm::find_if(row.telemetry, [&](const RoleTelemetry &t) {
+        return t.role == role;
+      });
+      if (it == row.telemetry.end())
+        os << "-";
+      else
+        os << llvm::formatv("{0:F3} / {1:F3} / {2:F1} dB", it->clipped,
+                            it->flushed, it->sqnrDb);
+    }
+    os << llvm::formatv(" | {0:F0} |\n", row.tokensPerSecond);
+  }
+  os << "\n";
+  if (report.noise)
+    os << llvm::formatv("Noise level: the final eval losses of {0} with "
+                        "seeds {1} and {2} differ by {3:F4}; gaps of that "
+                        "size or less are within noise.\n",
+                        options.recipes.front(), options.seeds[0],
+                        options.seeds[1], *report.noise);
+  else
+    os << "Noise level: unknown (one seed); run with two seeds to measure "
+          "it.\n";
+  os << "Gaps are paired (each recipe against the baseline of the same "
+        "seed, same initial weights and data order), averaged over seeds. "
+        "Telemetry is averaged over the quantizations of each role and over "
+        "all steps: clip = fraction saturated, flush = fraction of nonzeros "
+        "quantized to zero.\n";
+  return text;
+}
+
+llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
+  if (options.recipes.empty() || options.seeds.empty())
+    return llvm::createStringError("a study needs at least one recipe and "
+                                   "one seed");
+  const std::string &dir = options.train.outDir;
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError("cannot create '" + dir +
+                                   "': " + ec.message());
+  StudyReport report;
+  report.steps = options.train.config.totalSteps;
+  report.tokensPerStep = options.train.config.getTokensPerStep();
+  // reports[recipe][seed]
+  std::vector<std::vector<TrainReport>> runs(options.recipes.size());
+  std::vector<double> compileSeconds(options.recipes.size(), 0);
+  for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
+    // One compilation per recipe serves every seed.
+    llvm::Expected<CompiledTrainingStep> compiled = compileTrainingStep(
+        options.train.config, recipe, /*telemetry=*/true,
+        options.train.parallel);
+    if (!compiled)
+      return compiled.takeError();
+    compileSeconds[r] = compiled->compileSeconds;
+    for (uint64_t seed : options.seeds) {
+      TrainOptions runOptions = options.train;
+      runOptions.recipe = recipe;
+      runOptions.seed = seed;
+      runOptions.telemetry = true;
+      runOptions.outDir = dir + "/" + recipe + "-seed" + std::to_string(seed);
+      if (runOptions.progress)
+        llvm::errs() << "== " << recipe << ", seed " << seed << " -> "
+                     << runOptions.outDir << "\n";
+      llvm::Expected<TrainReport> run = train(runOptions, &*compiled);
+      if (!run)
+        return run.takeError();
+      if (run->interrupted)
+        return llvm::createStringError("study interrupted during " + recipe +
+                                       ", seed " + std::to_string(seed));
+      runs[r].push_back(std::move(*run));
+    }
+  }
+
+  size_t seeds = options.seeds.size();
+  double step75 = 0.75 * static_cast<double>(report.steps);
+  const std::vector<TrainReport> &baseline = runs.front();
+  if (seeds >= 2)
+    report.noise = std::fabs(finalLoss(baseline[0]) - finalLoss(baseline[1]));
+  for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
+    StudyRow row;
+    row.recipe = recipe;
+    row.compileSeconds = compileSeconds[r];
+    int reached = 0;
+    double extra = 0;
+    std::vector<TelemetryRow> telemetry;
+    for (size_t s = 0; s < seeds; ++s) {
+      const TrainReport &run = runs[r][s];
+      double loss = finalLoss(run);
+      row.diverged |= !std::isfinite(loss);
+      row.finalLoss += loss / seeds;
+      row.gap += (loss - finalLoss(baseline[s])) / seeds;
+      row.tokensPerSecond += run.tokensPerSecond / seeds;
+      llvm::append_range(telemetry, run.telemetry);
+      std::optional<double> target = lossAtStep(baseline[s].evals, step75);
+      std::optional<double> tokens =
+          target ? tokensToReach(run.evals, *target) : std::nullopt;
+      if (tokens) {
+        ++reached;
+        extra += (*tokens / (step75 * report.tokensPerStep) - 1.0) / seeds;
+      }
+    }
+    if (reached == static_cast<int>(seeds))
+      row.extraTokensFraction = extra;
+    row.telemetry = telemetryByRole(telemetry);
+    report.rows.push_back(row);
+  }
+  report.table = formatTable(report, options);
+
+  // study.md, study.json and one plot of every recipe's eval curve.
+  report.tablePath = dir + "/study.md";
+  report.jsonPath = dir + "/study.json";
+  report.plotPath = dir + "/study.svg";
+  if (llvm::Error error = writeFileAtomically(
+          report.tablePath, [&](llvm::raw_ostream &os) {
+            os << "# MXFP4 recipe study\n\n" << report.table;
+            return llvm::Error::success();
+          }))
+    return std::move(error);
+  llvm::json::Array rowsJson;
+  for (const StudyRow &row : report.rows) {
+    llvm::json::Array roles;
+    for (const RoleTelemetry &t : row.telemetry)
+      roles.push_back(llvm::json::Object{{"role", t.role},
+                                         {"clipped", t.clipped},
+                                         {"flushed", t.flushed},
+                                         {"sqnr_db", t.sqnrDb}});
+    llvm::json::Object o{{"recipe", row.recipe},
+                         {"final_eval_loss", row.finalLoss},
+                         {"gap", row.gap},
+                         {"tokens_per_s", row.tokensPerSecond},
+                         {"compile_s", row.compileSeconds},
+                         {"telemetry", std::move(roles)}};
+    if (row.extraTokensFraction)
+      o["extra_tokens_fraction"] = *row.extraTokensFraction;
+    rowsJson.push_back(std::move(o));
+  }
+  llvm::json::Object json{{"steps", report.steps},
+                          {"tokens_per_step", report.tokensPerStep},
+                          {"rows", std::move(rowsJson)}};
+  if (report.noise)
+    json["noise"] = *report.noise;
+  if (llvm::Error error = writeFileAtomically(
+          report.jsonPath, [&](llvm::raw_ostream &os) {
+            os << formatMetricsRecord(json) << "\n";
+            return llvm::Error::success();
+          }))
+    return std::move(error);
+  std::vector<PlotSeries> series;
+  for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
+    PlotSeries curve{recipe + " (seed " + std::to_string(options.seeds[0]) +
+                         ")",
+                     {},
+                     {}};
+    for (const EvalPoint &p : runs[r][0].evals) {
+      curve.x.push_back(static_cast<double>(p.tokens));
+      curve.y.push_back(p.loss);
+    }
+    series.push_back(std::move(curve));
+  }
+  if (llvm::Error error =
+          writeLossPlot(report.plotPath, "Eval loss per recipe", series,
+                        "tokens", "eval loss"))
+    return std::move(error);
+  return report;
+}

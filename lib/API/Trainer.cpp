@@ -1,0 +1,559 @@
+//===- Trainer.cpp - train a Llama with an MXFP4 recipe on the CPU --------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/API/Trainer.h"
+
+#include "TrainingData.h"
+
+#include "mxfp4/API/CpuRunner.h"
+#include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/Train/Checkpoint.h"
+#include "mxfp4/Train/Metrics.h"
+#include "mxfp4/Train/Plot.h"
+#include "mxfp4/Train/Progress.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sys/resource.h>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using llvm::ArrayRef;
+using llvm::createStringError;
+using llvm::MutableArrayRef;
+using llvm::SmallVector;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// SplitMix64: the counter-based generator of initial weights and batch
+/// offsets (a pure function of its input, so any element or batch can be
+/// drawn without drawing the ones before it).
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t mix(uint64_t a, uint64_t b, uint64_t c) {
+  return mix(mix(mix(a) ^ b) ^ c);
+}
+
+/// A uniform double in (0, 1) from 53 random bits.
+double unitOpen(uint64_t bits) {
+  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
+}
+
+double peakRssMiB() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB on Linux
+}
+
+float readF32(const HostArray &array) {
+  float value;
+  std::memcpy(&value, array.bytes.data(), sizeof(value));
+  return value;
+}
+
+/// The training state of a run: the compiled step and its buffers.
+class Run {
+public:
+  Run(const TrainOptions &options, TrainReport &report,
+      CompiledTrainingStep &compiled)
+      : options(options), config(options.config), report(report),
+        params(getLlamaParameters(options.config)),
+        telemetryRows(compiled.telemetryRows), module(*compiled.module) {}
+
+  llvm::Error setUp(const TrainingTokens &data, const Checkpoint *resumeFrom);
+  llvm::Error loop();
+
+private:
+  llvm::Error restore(const Checkpoint &saved);
+  llvm::Error evaluate(int64_t step);
+  llvm::Error checkpoint(int64_t step);
+  llvm::Error drawPlot();
+  void fillTrainBatch(int64_t step, HostArray &tokens) const;
+  void message(const llvm::Twine &text) {
+    if (progress)
+      progress->message(text);
+  }
+
+  const TrainOptions &options;
+  const LlamaConfig &config;
+  TrainReport &report;
+  SmallVector<LlamaParameter> params;
+  const std::vector<std::string> &telemetryRows;
+  const TrainingTokens *data = nullptr;
+
+  CpuModule &module;
+  std::unique_ptr<PreparedCall> stepCall, evalCall;
+  std::optional<MetricsLog> metrics;
+  std::optional<ProgressLine> progress;
+  int64_t startStep = 0;
+  std::vector<std::vector<double>> telemetrySums;
+  int64_t telemetrySteps = 0;
+};
+
+} // namespace
+
+std::vector<std::vector<float>>
+mlir::mxfp4::initLlamaParameters(const LlamaConfig &config, uint64_t seed) {
+  std::vector<std::vector<float>> values;
+  for (auto [i, param] : llvm::enumerate(getLlamaParameters(config))) {
+    int64_t n = 1;
+    for (int64_t size : param.shape)
+      n *= size;
+    std::vector<float> v(n, 1.0f);
+    if (param.isMatrix) {
+      // Box-Muller on pairs of counter-based uniforms.
+      for (int64_t j = 0; j < n; ++j) {
+        uint64_t pair = static_cast<uint64_t>(j) / 2;
+        double u1 = unitOpen(mix(seed, i * 2 + 0x1000, pair));
+        double u2 = unitOpen(mix(seed, i * 2 + 0x1001, pair));
+        double radius = std::sqrt(-2.0 * std::log(u1));
+        double angle = 2.0 * M_PI * u2;
+        double z = (j % 2 == 0) ? radius * std::cos(angle)
+                                : radius * std::sin(angle);
+        v[j] = static_cast<float>(z * config.initStd);
+      }
+    }
+    values.push_back(std::move(v));
+  }
+  return values;
+}
+
+CompiledTrainingStep::CompiledTrainingStep() = default;
+CompiledTrainingStep::CompiledTrainingStep(CompiledTrainingStep &&) = default;
+CompiledTrainingStep &
+CompiledTrainingStep::operator=(CompiledTrainingStep &&) = default;
+CompiledTrainingStep::~CompiledTrainingStep() = default;
+
+llvm::Expected<CompiledTrainingStep>
+mlir::mxfp4::compileTrainingStep(const LlamaConfig &config,
+                                 llvm::StringRef recipe, bool telemetry,
+                                 bool parallel) {
+  Clock::time_point start = Clock::now();
+  std::string fullRecipe = recipe.str();
+  if (telemetry && !fullRecipe.empty())
+    fullRecipe += ",telemetry=true";
+  llvm::Expected<LlamaStepSource> source =
+      buildLlamaStepSource(config, fullRecipe, {"loss", "train_step"});
+  if (!source)
+    return source.takeError();
+  CompiledTrainingStep compiled;
+  compiled.recipe = recipe.str();
+  compiled.telemetryRows = source->telemetryRows;
+  CpuCompileOptions compileOptions;
+  compileOptions.parallel = parallel;
+  llvm::Expected<std::unique_ptr<CpuModule>> module = CpuModule::fromSource(
+      source->text, "llama." + config.name, compileOptions);
+  if (!module)
+    return module.takeError();
+  compiled.module = std::move(*module);
+  compiled.compileSeconds = secondsSince(start);
+  return compiled;
+}
+
+void Run::fillTrainBatch(int64_t step, HostArray &tokens) const {
+  const std::vector<uint32_t> &train = data->train;
+  int64_t window = config.seqLen + 1;
+  uint64_t starts = train.size() - window + 1;
+  auto *out = reinterpret_cast<int32_t *>(tokens.bytes.data());
+  for (int64_t row = 0; row < config.batchSize; ++row) {
+    uint64_t offset = mix(options.seed, 0x5eed0000 + step, row) % starts;
+    for (int64_t t = 0; t < window; ++t)
+      out[row * window + t] = static_cast<int32_t>(train[offset + t]);
+  }
+}
+
+llvm::Error Run::setUp(const TrainingTokens &tokens,
+                       const Checkpoint *resumeFrom) {
+  data = &tokens;
+  int64_t window = config.seqLen + 1;
+  if (static_cast<int64_t>(data->train.size()) < window ||
+      static_cast<int64_t>(data->validation.size()) < window)
+    return createStringError(llvm::formatv(
+        "the data has {0} training and {1} validation tokens; a sequence "
+        "needs {2}",
+        data->train.size(), data->validation.size(), window));
+  if (data->vocabSize > static_cast<uint64_t>(config.vocabSize))
+    return createStringError(llvm::formatv(
+        "tokenizer '{0}' has {1} ids but the model's vocab_size is {2}",
+        data->tokenizer, data->vocabSize, config.vocabSize));
+
+  std::vector<std::vector<float>> init =
+      initLlamaParameters(config, options.seed);
+  SmallVector<CallArgument> stepArgs, evalArgs;
+  auto f32Array = [](ArrayRef<int64_t> shape, const float *values) {
+    HostArray array = HostArray::zeros(DType::Float32, shape);
+    if (values)
+      std::memcpy(array.bytes.data(), values, array.bytes.size());
+    return array;
+  };
+  for (int k = 0; k < 3; ++k)
+    for (auto [i, p] : llvm::enumerate(params))
+      stepArgs.push_back(
+          {f32Array(p.shape, k == 0 ? init[i].data() : nullptr), p.name});
+  HostArray tokensArray =
+      HostArray::zeros(DType::Int32, {config.batchSize, window});
+  stepArgs.push_back({tokensArray, "tokens"});
+  Scalar step;
+  stepArgs.push_back({step, "step"});
+  for (size_t i = 0; i < params.size(); ++i)
+    evalArgs.push_back(stepArgs[i]);
+  evalArgs.push_back({tokensArray, "tokens"});
+
+  llvm::Expected<std::unique_ptr<PreparedCall>> prepared =
+      module.prepare("train_step", stepArgs);
+  if (!prepared)
+    return prepared.takeError();
+  stepCall = std::move(*prepared);
+  prepared = module.prepare("loss", evalArgs);
+  if (!prepared)
+    return prepared.takeError();
+  evalCall = std::move(*prepared);
+
+  std::string metricsPath = options.outDir + "/metrics.jsonl";
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
+    return createStringError("cannot create '" + options.outDir +
+                             "': " + ec.message());
+  if (resumeFrom)
+    if (llvm::Error error = restore(*resumeFrom))
+      return error;
+  llvm::Expected<MetricsLog> log = MetricsLog::open(metricsPath);
+  if (!log)
+    return log.takeError();
+  metrics.emplace(std::move(*log));
+  if (options.resume)
+    if (llvm::Error error = metrics->truncateAfterStep(startStep))
+      return error;
+  report.metricsPath = metricsPath;
+  report.plotPath = options.outDir + "/loss.svg";
+  report.checkpointPath = options.outDir + "/checkpoint";
+  report.tokensPerStep = config.getTokensPerStep();
+  return llvm::Error::success();
+}
+
+/// Reads the checkpoint of `options.outDir` and checks that it was trained
+/// with the same seed, recipe and config, before anything is compiled.
+static llvm::Expected<Checkpoint> readCompatibleCheckpoint(
+    const TrainOptions &options) {
+  std::string dir = options.outDir + "/checkpoint";
+  llvm::Expected<Checkpoint> saved = readCheckpoint(dir);
+  if (!saved)
+    return saved.takeError();
+  const llvm::json::Object &state = saved->trainerState;
+  auto mismatch = [&](llvm::StringRef what, const llvm::Twine &old,
+                      const llvm::Twine &now) {
+    return createStringError("cannot resume '" + dir + "': it was trained " +
+                             "with " + what + " " + old + ", this run has " +
+                             now);
+  };
+  std::optional<int64_t> step = state.getInteger("step");
+  std::optional<int64_t> seed = state.getInteger("seed");
+  std::optional<llvm::StringRef> recipe = state.getString("recipe");
+  if (!step || !seed || !recipe)
+    return createStringError("cannot resume '" + dir +
+                             "': trainer_state.json lacks step, seed or recipe");
+  if (static_cast<uint64_t>(*seed) != options.seed)
+    return mismatch("seed", llvm::Twine(*seed), llvm::Twine(options.seed));
+  if (*recipe != options.recipe)
+    return mismatch("recipe", "'" + *recipe + "'", "'" + options.recipe + "'");
+  if (const llvm::json::Object *savedConfig =
+          state.getObject("mxfp4_config")) {
+    llvm::json::Object now = getLlamaConfigJSON(options.config);
+    for (const auto &[key, value] : now)
+      if (const llvm::json::Value *old = savedConfig->get(key))
+        if (*old != value && key != "name")
+          return mismatch("config key " + key.str(),
+                          llvm::formatv("{0}", *old).str(),
+                          llvm::formatv("{0}", value).str());
+  }
+  return saved;
+}
+
+llvm::Error Run::restore(const Checkpoint &saved) {
+  std::string dir = options.outDir + "/checkpoint";
+  int64_t step = *saved.trainerState.getInteger("step");
+  MutableArrayRef<HostArray> inputs = stepCall->getInputs();
+  auto load = [&](ArrayRef<NamedArray> arrays, size_t base,
+                  llvm::StringRef suffix) -> llvm::Error {
+    for (auto [i, p] : llvm::enumerate(params)) {
+      std::string name = p.name + suffix.str();
+      const NamedArray *found = nullptr;
+      for (const NamedArray &array : arrays)
+        if (array.name == name)
+          found = &array;
+      HostArray &target = inputs[base + i];
+      if (!found || found->array.dtype != DType::Float32 ||
+          found->array.shape != target.shape)
+        return createStringError(
+            "cannot resume '" + dir + "': tensor '" + name +
+            "' is missing or has another dtype or shape than " +
+            formatShape(target.shape) + " f32");
+      target.bytes = found->array.bytes;
+    }
+    return llvm::Error::success();
+  };
+  size_t n = params.size();
+  if (llvm::Error error = load(saved.params, 0, ""))
+    return error;
+  if (llvm::Error error = load(saved.optimizerState, n, ".exp_avg"))
+    return error;
+  if (llvm::Error error = load(saved.optimizerState, 2 * n, ".exp_avg_sq"))
+    return error;
+  startStep = step;
+  // The curve so far, for the plot and the report.
+  if (llvm::Expected<std::vector<llvm::json::Object>> records =
+          readMetrics(options.outDir + "/metrics.jsonl")) {
+    for (const llvm::json::Object &r : *records) {
+      std::optional<int64_t> s = r.getInteger("step");
+      if (!s || *s > startStep)
+        continue;
+      if (std::optional<double> loss = r.getNumber("eval_loss"))
+        report.evals.push_back({*s, *s * config.getTokensPerStep(), *loss});
+      else if (std::optional<double> loss = r.getNumber("loss"))
+        report.steps.push_back({*s, *loss, r.getNumber("lr").value_or(0),
+                                r.getNumber("grad_norm").value_or(0)});
+    }
+  } else {
+    llvm::consumeError(records.takeError());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Run::evaluate(int64_t step) {
+  MutableArrayRef<HostArray> inputs = evalCall->getInputs();
+  MutableArrayRef<HostArray> current = stepCall->getInputs();
+  for (size_t i = 0; i < params.size(); ++i)
+    inputs[i].bytes = current[i].bytes;
+  HostArray &tokens = inputs[params.size()];
+  auto *out = reinterpret_cast<int32_t *>(tokens.bytes.data());
+  const std::vector<uint32_t> &valid = data->validation;
+  int64_t window = config.seqLen + 1;
+  int64_t windows = options.evalBatches * config.batchSize;
+  uint64_t span = valid.size() - window;
+  double sum = 0;
+  // Fixed windows spread evenly over the validation split.
+  for (int64_t batch = 0; batch < options.evalBatches; ++batch) {
+    for (int64_t row = 0; row < config.batchSize; ++row) {
+      int64_t index = batch * config.batchSize + row;
+      uint64_t offset =
+          windows > 1 ? span * static_cast<uint64_t>(index) / (windows - 1) : 0;
+      for (int64_t t = 0; t < window; ++t)
+        out[row * window + t] = static_cast<int32_t>(valid[offset + t]);
+    }
+    if (llvm::Error error = evalCall->run())
+      return error;
+    sum += readF32(evalCall->getResults()[0]);
+  }
+  double loss = sum / static_cast<double>(options.evalBatches);
+  int64_t tokensSeen = step * config.getTokensPerStep();
+  report.evals.push_back({step, tokensSeen, loss});
+  message(llvm::formatv("step {0}: eval loss {1:F4}", step, loss));
+  return metrics->append(llvm::json::Object{
+      {"step", step}, {"tokens", tokensSeen}, {"eval_loss", loss}});
+}
+
+llvm::Error Run::checkpoint(int64_t step) {
+  MutableArrayRef<HostArray> inputs = stepCall->getInputs();
+  std::vector<NamedArray> weights, moments;
+  size_t n = params.size();
+  for (auto [i, p] : llvm::enumerate(params)) {
+    weights.push_back({p.name, inputs[i]});
+    moments.push_back({p.name + ".exp_avg", inputs[n + i]});
+    moments.push_back({p.name + ".exp_avg_sq", inputs[2 * n + i]});
+  }
+  llvm::json::Object state{
+      {"step", step},
+      {"seed", static_cast<int64_t>(options.seed)},
+      {"recipe", options.recipe},
+      {"data", data->description},
+      {"tokenizer", data->tokenizer},
+      {"tokens_seen", step * config.getTokensPerStep()},
+  };
+  if (llvm::Error error = writeCheckpoint(report.checkpointPath, config,
+                                          weights, moments, state))
+    return error;
+  message("saved checkpoint of step " + llvm::Twine(step) + " to " +
+          report.checkpointPath);
+  return llvm::Error::success();
+}
+
+llvm::Error Run::drawPlot() {
+  PlotSeries trainCurve{"train (" +
+                            (options.recipe.empty() ? std::string("f32")
+                                                    : options.recipe) +
+                            ")",
+                        {},
+                        {}};
+  for (const TrainPoint &p : report.steps) {
+    trainCurve.x.push_back(static_cast<double>(p.step * report.tokensPerStep));
+    trainCurve.y.push_back(p.loss);
+  }
+  PlotSeries evalCurve{"validation", {}, {}, /*dashed=*/true};
+  for (const EvalPoint &p : report.evals) {
+    evalCurve.x.push_back(static_cast<double>(p.tokens));
+    evalCurve.y.push_back(p.loss);
+  }
+  return writeLossPlot(report.plotPath,
+                       "Llama " + config.name + ", seed " +
+                           std::to_string(options.seed),
+                       {trainCurve, evalCurve}, "tokens", "loss");
+}
+
+llvm::Error Run::loop() {
+  int64_t total = config.totalSteps;
+  size_t n = params.size();
+  if (options.progress)
+    progress.emplace(total);
+  MutableArrayRef<HostArray> inputs = stepCall->getInputs();
+  MutableArrayRef<HostArray> results = stepCall->getResults();
+  HostArray &tokens = inputs[3 * n];
+  HostArray &stepArray = inputs[3 * n + 1];
+  bool hasTelemetry = !telemetryRows.empty();
+  telemetrySums.assign(telemetryRows.size(), std::vector<double>(3, 0.0));
+
+  Clock::time_point start = Clock::now();
+  int64_t done = 0;
+  for (int64_t step = startStep; step < total; ++step) {
+    if (options.interrupt && options.interrupt->load()) {
+      report.interrupted = true;
+      break;
+    }
+    if (options.stopAfter && done == *options.stopAfter) {
+      report.interrupted = true;
+      break;
+    }
+    fillTrainBatch(step, tokens);
+    int64_t stepValue = step;
+    std::memcpy(stepArray.bytes.data(), &stepValue, sizeof(stepValue));
+    if (llvm::Error error = stepCall->run())
+      return error;
+    ++done;
+    // The updated parameters and moments become the next step's inputs.
+    for (size_t i = 0; i < 3 * n; ++i)
+      std::swap(inputs[i].bytes, results[3 + i].bytes);
+    double loss = readF32(results[0]), gradNorm = readF32(results[1]),
+           lr = readF32(results[2]);
+    report.steps.push_back({step + 1, loss, lr, gradNorm});
+    double elapsed = secondsSince(start);
+    double tokensPerSecond = done * config.getTokensPerStep() / elapsed;
+    if (progress)
+      progress->update(step + 1, loss, lr, tokensPerSecond);
+    llvm::json::Object record{{"step", step + 1},
+                              {"tokens", (step + 1) * config.getTokensPerStep()},
+                              {"loss", loss},
+                              {"lr", lr},
+                              {"grad_norm", gradNorm},
+                              {"tokens_per_s", tokensPerSecond},
+                              {"elapsed_s", elapsed}};
+    if (hasTelemetry) {
+      const HostArray &table = results.back();
+      auto *rows = reinterpret_cast<const float *>(table.bytes.data());
+      // Columns: elements, clipped, flushed, sqnr_db, ... (Recipes.md §7).
+      for (size_t r = 0; r < telemetryRows.size(); ++r) {
+        telemetrySums[r][0] += rows[r * 8 + 1];
+        telemetrySums[r][1] += rows[r * 8 + 2];
+        telemetrySums[r][2] += rows[r * 8 + 3];
+      }
+      ++telemetrySteps;
+    }
+    if (llvm::Error error = metrics->append(record))
+      return error;
+    bool last = step + 1 == total;
+    if ((options.evalEvery > 0 && (step + 1) % options.evalEvery == 0) || last)
+      if (llvm::Error error = evaluate(step + 1))
+        return error;
+    if (options.checkpointEvery > 0 && (step + 1) % options.checkpointEvery == 0 &&
+        !last)
+      if (llvm::Error error = checkpoint(step + 1))
+        return error;
+  }
+  report.runSeconds = secondsSince(start);
+  if (done > 0)
+    report.tokensPerSecond =
+        done * config.getTokensPerStep() / report.runSeconds;
+  if (progress)
+    progress->finish();
+  int64_t finalStep = report.steps.empty() ? startStep : report.steps.back().step;
+  if (done > 0 || !llvm::sys::fs::exists(report.checkpointPath))
+    if (llvm::Error error = checkpoint(finalStep))
+      return error;
+  for (size_t r = 0; r < telemetryRows.size() && telemetrySteps > 0; ++r)
+    report.telemetry.push_back({telemetryRows[r],
+                                telemetrySums[r][0] / telemetrySteps,
+                                telemetrySums[r][1] / telemetrySteps,
+                                telemetrySums[r][2] / telemetrySteps});
+  report.peakRssMiB = peakRssMiB();
+  return drawPlot();
+}
+
+llvm::Expected<TrainReport>
+mlir::mxfp4::train(const TrainOptions &options,
+                   CompiledTrainingStep *compiled) {
+  if (llvm::Error error = options.config.verify())
+    return std::move(error);
+  if (options.outDir.empty())
+    return createStringError("no output folder given (--out)");
+  if (!options.resume &&
+      llvm::sys::fs::exists(options.outDir + "/metrics.jsonl"))
+    return createStringError(
+        "'" + options.outDir +
+        "' already holds a run (metrics.jsonl); continue it with --resume or "
+        "choose another --out");
+  if (options.resume &&
+      !llvm::sys::fs::exists(options.outDir + "/checkpoint"))
+    return createStringError("cannot resume: '" + options.outDir +
+                             "' has no checkpoint folder");
+  std::optional<Checkpoint> resumeFrom;
+  if (options.resume) {
+    llvm::Expected<Checkpoint> saved = readCompatibleCheckpoint(options);
+    if (!saved)
+      return saved.takeError();
+    resumeFrom = std::move(*saved);
+  }
+  TrainReport report;
+  llvm::Expected<TrainingTokens> tokens = loadTrainingTokens(
+      options.data,
+      options.tokenizer.empty() ? options.config.tokenizer : options.tokenizer,
+      options.cacheDir);
+  if (!tokens)
+    return tokens.takeError();
+  report.dataDescription = tokens->description;
+  CompiledTrainingStep own;
+  if (!compiled) {
+    llvm::Expected<CompiledTrainingStep> step = compileTrainingStep(
+        options.config, options.recipe, options.telemetry, options.parallel);
+    if (!step)
+      return step.takeError();
+    own = std::move(*step);
+    compiled = &own;
+    report.compileSeconds = own.compileSeconds;
+  }
+  Run run(options, report, *compiled);
+  if (llvm::Error error =
+          run.setUp(*tokens, resumeFrom ? &*resumeFrom : nullptr))
+    return std::move(error);
+  if (llvm::Error error = run.loop())
+    return std::move(error);
+  return report;
+}

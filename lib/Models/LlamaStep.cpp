@@ -1,0 +1,450 @@
+//===- LlamaStep.cpp - the Llama training step as one MLIR module ---------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/Models/LlamaStep.h"
+
+#include "LlamaGraph.h"
+
+#include "mxfp4/Dialect/MXFP4/Transforms/Roles.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+
+void mlir::mxfp4::loadLlamaStepDialects(MLIRContext &context) {
+  context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                      linalg::LinalgDialect, math::MathDialect,
+                      scf::SCFDialect, tensor::TensorDialect, MXFP4Dialect>();
+}
+
+namespace {
+
+/// What the backward pass needs of one decoder layer's forward.
+struct LayerActivations {
+  Value x, normed1, rstd1, attnInput; // attnInput: o_proj's input
+  LlamaGraph::Attention attention;
+  Value h, normed2, rstd2, gate, up, act;
+};
+
+/// The parameters of a layer, in getLlamaParameters order.
+enum LayerParam {
+  inputNorm,
+  qProj,
+  kProj,
+  vProj,
+  oProj,
+  postNorm,
+  gateProj,
+  upProj,
+  downProj,
+  numLayerParams
+};
+
+class StepBuilder {
+public:
+  StepBuilder(OpBuilder &b, Location loc, const LlamaConfig &config)
+      : g(b, loc, config), tb(g.tb), params(getLlamaParameters(config)) {}
+
+  /// The forward pass: the mean loss and what the backward pass needs.
+  struct Forward {
+    Value loss, inputs, x, xf, rstdF, dLogits;
+    SmallVector<LayerActivations> layers;
+  };
+  Forward forward(ArrayRef<Value> weights, Value tokens);
+  /// The gradients (in parameter order) of `weights` after `forward`.
+  SmallVector<Value> backward(ArrayRef<Value> weights, const Forward &fwd);
+
+  /// Builds loss and gradients (in parameter order) of `weights`.
+  Value lossAndGrads(ArrayRef<Value> weights, Value tokens,
+                     SmallVectorImpl<Value> &grads) {
+    Forward fwd = forward(weights, tokens);
+    grads.assign(backward(weights, fwd));
+    return fwd.loss;
+  }
+
+  /// Builds the AdamW update; returns loss, grad norm and lr followed by
+  /// the new parameters and moments.
+  SmallVector<Value> trainStep(ArrayRef<Value> weights, ArrayRef<Value> m,
+                               ArrayRef<Value> v, Value tokens, Value step);
+
+  LlamaGraph g;
+  TensorBuilder &tb;
+  SmallVector<LlamaParameter> params;
+
+private:
+  std::string layerName(int64_t layer, StringRef module) {
+    return "model.layers." + std::to_string(layer) + "." + module.str();
+  }
+  Value scalarTensor(Value scalar) {
+    return tensor::FromElementsOp::create(
+        tb.b, tb.loc, RankedTensorType::get({}, scalar.getType()), scalar);
+  }
+  Value scalarOf(Value tensor0d) {
+    return tensor::ExtractOp::create(tb.b, tb.loc, tensor0d, ValueRange{});
+  }
+};
+
+} // namespace
+
+/// The weight of parameter `p` of decoder layer `layer`.
+static Value layerWeight(ArrayRef<Value> w, int64_t layer, LayerParam p) {
+  return w[1 + layer * numLayerParams + p];
+}
+
+StepBuilder::Forward StepBuilder::forward(ArrayRef<Value> w, Value tokens) {
+  const LlamaConfig &c = g.config;
+  auto layerW = [&](int64_t layer, LayerParam p) {
+    return layerWeight(w, layer, p);
+  };
+  Value finalNorm = w[w.size() - 2], head = w.back();
+  Forward fwd;
+  Value inputs = g.tokenColumn(tokens, 0), targets = g.tokenColumn(tokens, 1);
+  fwd.inputs = inputs;
+  Value x = g.embed(w[0], inputs);
+  SmallVector<LayerActivations> &saved = fwd.layers;
+  for (int64_t i = 0; i < c.numLayers; ++i) {
+    LayerActivations a;
+    a.x = x;
+    a.normed1 = g.rmsNorm(x, layerW(i, inputNorm), a.rstd1);
+    Value q = g.linear(a.normed1, layerW(i, qProj),
+                       layerName(i, "self_attn.q_proj"));
+    Value k = g.linear(a.normed1, layerW(i, kProj),
+                       layerName(i, "self_attn.k_proj"));
+    Value v = g.linear(a.normed1, layerW(i, vProj),
+                       layerName(i, "self_attn.v_proj"));
+    a.attention = g.attention(g.rope(q, false), g.rope(k, false), v);
+    a.attnInput = a.attention.out;
+    Value attnOut =
+        g.linear(a.attnInput, layerW(i, oProj), layerName(i, "self_attn.o_proj"));
+    a.h = tb.map({x, attnOut}, [](OpBuilder &b, Location l, ValueRange s) {
+      return arith::AddFOp::create(b, l, s[0], s[1]).getResult();
+    });
+    a.normed2 = g.rmsNorm(a.h, layerW(i, postNorm), a.rstd2);
+    a.gate = g.linear(a.normed2, layerW(i, gateProj),
+                      layerName(i, "mlp.gate_proj"));
+    a.up = g.linear(a.normed2, layerW(i, upProj), layerName(i, "mlp.up_proj"));
+    // SwiGLU: silu(gate) * up with silu(z) = z * sigmoid(z).
+    a.act = tb.map({a.gate, a.up}, [](OpBuilder &b, Location l, ValueRange s) {
+      Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0));
+      Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, s[0]));
+      Value sig =
+          arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+      Value silu = arith::MulFOp::create(b, l, s[0], sig);
+      return arith::MulFOp::create(b, l, silu, s[1]).getResult();
+    });
+    Value mlpOut =
+        g.linear(a.act, layerW(i, downProj), layerName(i, "mlp.down_proj"));
+    x = tb.map({a.h, mlpOut}, [](OpBuilder &b, Location l, ValueRange s) {
+      return arith::AddFOp::create(b, l, s[0], s[1]).getResult();
+    });
+    saved.push_back(a);
+  }
+  fwd.x = x;
+  fwd.xf = g.rmsNorm(x, finalNorm, fwd.rstdF);
+  // The LM head stays in f32 (untagged), as in the paper's stack.
+  Value logits = tb.matmul(fwd.xf, head, false, true);
+  fwd.loss = g.crossEntropy(logits, targets, fwd.dLogits);
+  return fwd;
+}
+
+SmallVector<Value> StepBuilder::backward(ArrayRef<Value> w,
+                                         const Forward &fwd) {
+  const LlamaConfig &c = g.config;
+  auto layerW = [&](int64_t layer, LayerParam p) {
+    return layerWeight(w, layer, p);
+  };
+  Value finalNorm = w[w.size() - 2], head = w.back();
+  SmallVector<Value> grads(w.size());
+  grads.back() = tb.matmul(fwd.dLogits, fwd.xf, true, false);
+  Value dxf = tb.matmul(fwd.dLogits, head, false, false);
+  Value dx =
+      g.rmsNormBackward(dxf, fwd.x, finalNorm, fwd.rstdF, grads[w.size() - 2]);
+  auto add = [&](Value a, Value b) {
+    return tb.map({a, b}, [](OpBuilder &ob, Location l, ValueRange s) {
+      return arith::AddFOp::create(ob, l, s[0], s[1]).getResult();
+    });
+  };
+  for (int64_t i = c.numLayers - 1; i >= 0; --i) {
+    const LayerActivations &a = fwd.layers[i];
+    auto grad = [&](LayerParam p) -> Value & {
+      return grads[1 + i * numLayerParams + p];
+    };
+    // MLP.
+    std::string down = layerName(i, "mlp.down_proj"),
+                gateName = layerName(i, "mlp.gate_proj"),
+                upName = layerName(i, "mlp.up_proj");
+    Value dAct = g.linearDgrad(dx, layerW(i, downProj), down);
+    grad(downProj) = g.linearWgrad(dx, a.act, down);
+    SmallVector<int64_t> shape(shapeOf(a.gate));
+    AffineMap id = tb.identity(2);
+    Value dGate = tb.generic(
+        {dAct, a.gate, a.up}, {id, id, id}, id, shape, std::nullopt,
+        [](OpBuilder &b, Location l, ValueRange s) -> Value {
+          Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0));
+          Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, s[1]));
+          Value sig = arith::DivFOp::create(b, l, one,
+                                            arith::AddFOp::create(b, l, one, e));
+          // silu'(z) = sig * (1 + z * (1 - sig)).
+          Value slope = arith::MulFOp::create(
+              b, l, sig,
+              arith::AddFOp::create(
+                  b, l, one,
+                  arith::MulFOp::create(b, l, s[1],
+                                        arith::SubFOp::create(b, l, one, sig))));
+          Value dz = arith::MulFOp::create(b, l, s[0], s[2]);
+          return arith::MulFOp::create(b, l, dz, slope);
+        });
+    Value dUp = tb.generic(
+        {dAct, a.gate}, {id, id}, id, shape, std::nullopt,
+        [](OpBuilder &b, Location l, ValueRange s) -> Value {
+          Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0));
+          Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, s[1]));
+          Value sig = arith::DivFOp::create(b, l, one,
+                                            arith::AddFOp::create(b, l, one, e));
+          Value silu = arith::MulFOp::create(b, l, s[1], sig);
+          return arith::MulFOp::create(b, l, s[0], silu);
+        });
+    Value dNormed2 = add(g.linearDgrad(dGate, layerW(i, gateProj), gateName),
+                         g.linearDgrad(dUp, layerW(i, upProj), upName));
+    grad(gateProj) = g.linearWgrad(dGate, a.normed2, gateName);
+    grad(upProj) = g.linearWgrad(dUp, a.normed2, upName);
+    Value dh = add(dx, g.rmsNormBackward(dNormed2, a.h, layerW(i, postNorm),
+                                         a.rstd2, grad(postNorm)));
+    // Attention.
+    std::string o = layerName(i, "self_attn.o_proj"),
+                qName = layerName(i, "self_attn.q_proj"),
+                kName = layerName(i, "self_attn.k_proj"),
+                vName = layerName(i, "self_attn.v_proj");
+    Value dAttn = g.linearDgrad(dh, layerW(i, oProj), o);
+    grad(oProj) = g.linearWgrad(dh, a.attnInput, o);
+    Value dqRot, dkRot, dv;
+    g.attentionBackward(a.attention, dAttn, dqRot, dkRot, dv);
+    Value dq = g.rope(dqRot, /*inverse=*/true);
+    Value dk = g.rope(dkRot, /*inverse=*/true);
+    Value dNormed1 = add(add(g.linearDgrad(dq, layerW(i, qProj), qName),
+                             g.linearDgrad(dk, layerW(i, kProj), kName)),
+                         g.linearDgrad(dv, layerW(i, vProj), vName));
+    grad(qProj) = g.linearWgrad(dq, a.normed1, qName);
+    grad(kProj) = g.linearWgrad(dk, a.normed1, kName);
+    grad(vProj) = g.linearWgrad(dv, a.normed1, vName);
+    dx = add(dh, g.rmsNormBackward(dNormed1, a.x, layerW(i, inputNorm),
+                                   a.rstd1, grad(inputNorm)));
+  }
+  grads[0] = g.embedBackward(dx, fwd.inputs);
+  return grads;
+}
+
+SmallVector<Value> StepBuilder::trainStep(ArrayRef<Value> w, ArrayRef<Value> m,
+                                          ArrayRef<Value> v, Value tokens,
+                                          Value step) {
+  const LlamaConfig &c = g.config;
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
+  SmallVector<Value> grads;
+  Value loss = lossAndGrads(w, tokens, grads);
+
+  // Global gradient norm and the clip coefficient, in f32 as
+  // torch.nn.utils.clip_grad_norm_ computes them.
+  Value sumSquares = tb.f32(0.0);
+  for (Value grad : grads)
+    sumSquares = arith::AddFOp::create(b, loc, sumSquares,
+                                       scalarOf(tb.sumAll(grad, true)));
+  Value norm = math::SqrtOp::create(b, loc, sumSquares);
+  Value coef = arith::DivFOp::create(
+      b, loc, tb.f32(c.clipNorm),
+      arith::AddFOp::create(b, loc, norm, tb.f32(1e-6)));
+  Value clip = arith::MinimumFOp::create(b, loc, coef, tb.f32(1.0));
+
+  // The schedule and bias corrections in f64, as PyTorch's Python scalars.
+  Value t = arith::SIToFPOp::create(b, loc, b.getF64Type(), step);
+  Value lr = tb.f64(c.lr), minLr = tb.f64(c.lr * c.minLrRatio);
+  Value warmup = tb.f64(static_cast<double>(std::max<int64_t>(c.warmupSteps, 1)));
+  Value one = tb.f64(1.0);
+  Value warm = arith::DivFOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, lr, arith::AddFOp::create(b, loc, t, one)),
+      warmup);
+  double decaySteps =
+      static_cast<double>(std::max<int64_t>(c.totalSteps - c.warmupSteps, 1));
+  Value progress = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, t, tb.f64(c.warmupSteps)),
+      tb.f64(decaySteps));
+  progress = arith::MinimumFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, progress, tb.f64(0.0)), one);
+  Value cosine = math::CosOp::create(
+      b, loc, arith::MulFOp::create(b, loc, tb.f64(M_PI), progress));
+  Value decayed = arith::AddFOp::create(
+      b, loc, minLr,
+      arith::MulFOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, tb.f64(0.5),
+                                arith::SubFOp::create(b, loc, lr, minLr)),
+          arith::AddFOp::create(b, loc, one, cosine)));
+  Value inWarmup = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t,
+                                         tb.f64(c.warmupSteps));
+  Value lrT = arith::SelectOp::create(b, loc, inWarmup, warm, decayed);
+  Value t1 = arith::AddFOp::create(b, loc, t, one);
+  auto biasCorrection = [&](double beta) -> Value {
+    return arith::SubFOp::create(
+        b, loc, one, math::PowFOp::create(b, loc, tb.f64(beta), t1));
+  };
+  auto toF32 = [&](Value x) -> Value {
+    return arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+  };
+  Value stepSize =
+      toF32(arith::NegFOp::create(
+          b, loc, arith::DivFOp::create(b, loc, lrT, biasCorrection(c.beta1))));
+  Value bc2Sqrt = toF32(math::SqrtOp::create(b, loc, biasCorrection(c.beta2)));
+  Value decay = toF32(arith::SubFOp::create(
+      b, loc, one,
+      arith::MulFOp::create(b, loc, lrT, tb.f64(c.weightDecay))));
+  Value beta1 = tb.f32(c.beta1), beta2 = tb.f32(c.beta2),
+        rest1 = tb.f32(1.0 - c.beta1), rest2 = tb.f32(1.0 - c.beta2),
+        eps = tb.f32(c.adamEps), noDecay = tb.f32(1.0);
+
+  SmallVector<Value> newW, newM, newV;
+  for (auto [i, param] : llvm::enumerate(params)) {
+    SmallVector<int64_t> shape(shapeOf(w[i]));
+    AffineMap id = tb.identity(shape.size());
+    Type type = w[i].getType();
+    SmallVector<Value> inits;
+    for (int k = 0; k < 3; ++k)
+      inits.push_back(tensor::EmptyOp::create(b, loc, shape, b.getF32Type()));
+    Value factor = param.isMatrix ? decay : noDecay;
+    // PyTorch 1.13 _single_tensor_adamw, in its operation order.
+    auto update = linalg::GenericOp::create(
+        b, loc, TypeRange{type, type, type},
+        ValueRange{w[i], grads[i], m[i], v[i]}, inits,
+        SmallVector<AffineMap>(7, id),
+        SmallVector<utils::IteratorType>(shape.size(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange s) {
+          Value grad = arith::MulFOp::create(nb, l, s[1], clip);
+          Value p = arith::MulFOp::create(nb, l, s[0], factor);
+          Value m1 = arith::AddFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, s[2], beta1),
+              arith::MulFOp::create(nb, l, rest1, grad));
+          Value v1 = arith::AddFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, s[3], beta2),
+              arith::MulFOp::create(
+                  nb, l, arith::MulFOp::create(nb, l, rest2, grad), grad));
+          Value denom = arith::AddFOp::create(
+              nb, l,
+              arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, v1),
+                                    bc2Sqrt),
+              eps);
+          Value p1 = arith::AddFOp::create(
+              nb, l, p,
+              arith::MulFOp::create(nb, l, stepSize,
+                                    arith::DivFOp::create(nb, l, m1, denom)));
+          linalg::YieldOp::create(nb, l, ValueRange{p1, m1, v1});
+        });
+    newW.push_back(update.getResult(0));
+    newM.push_back(update.getResult(1));
+    newV.push_back(update.getResult(2));
+  }
+  SmallVector<Value> results = {scalarTensor(scalarOf(loss)),
+                                scalarTensor(norm), scalarTensor(toF32(lrT))};
+  llvm::append_range(results, newW);
+  llvm::append_range(results, newM);
+  llvm::append_range(results, newV);
+  return results;
+}
+
+OwningOpRef<ModuleOp>
+mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
+                                  const LlamaConfig &config,
+                                  ArrayRef<StringRef> functions) {
+  auto wanted = [&](StringRef name) {
+    return functions.empty() || llvm::is_contained(functions, name);
+  };
+  loadLlamaStepDialects(context);
+  Location loc = NameLoc::get(StringAttr::get(&context, "llama." + config.name));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  SmallVector<LlamaParameter> params = getLlamaParameters(config);
+  Type f32 = b.getF32Type();
+  SmallVector<Type> paramTypes;
+  for (const LlamaParameter &p : params)
+    paramTypes.push_back(RankedTensorType::get(p.shape, f32));
+  Type tokensType =
+      RankedTensorType::get({config.batchSize, config.seqLen + 1}, b.getI32Type());
+  Type scalarType = RankedTensorType::get({}, f32);
+  auto markParameters = [&](func::FuncOp func) {
+    for (auto [i, p] : llvm::enumerate(params))
+      func.setArgAttr(i, kParameterAttrName, b.getStringAttr(p.name));
+  };
+
+  // @loss: the forward pass only, for evaluation.
+  if (wanted("loss")) {
+    SmallVector<Type> inputs(paramTypes);
+    inputs.push_back(tokensType);
+    auto func = func::FuncOp::create(b, loc, "loss",
+                                     b.getFunctionType(inputs, {scalarType}));
+    markParameters(func);
+    Block *entry = func.addEntryBlock();
+    OpBuilder body = OpBuilder::atBlockBegin(entry);
+    StepBuilder step(body, loc, config);
+    ArrayRef<BlockArgument> args = entry->getArguments();
+    SmallVector<Value> weights(args.begin(), args.begin() + params.size());
+    Value loss = step.forward(weights, args[params.size()]).loss;
+    func::ReturnOp::create(body, loc, loss);
+  }
+  // @loss_and_grads
+  if (wanted("loss_and_grads")) {
+    SmallVector<Type> inputs(paramTypes);
+    inputs.push_back(tokensType);
+    SmallVector<Type> results = {scalarType};
+    llvm::append_range(results, paramTypes);
+    auto func = func::FuncOp::create(b, loc, "loss_and_grads",
+                                     b.getFunctionType(inputs, results));
+    markParameters(func);
+    Block *entry = func.addEntryBlock();
+    OpBuilder body = OpBuilder::atBlockBegin(entry);
+    StepBuilder step(body, loc, config);
+    SmallVector<Value> grads;
+    ArrayRef<BlockArgument> args = entry->getArguments();
+    SmallVector<Value> weights(args.begin(), args.begin() + params.size());
+    Value loss = step.lossAndGrads(weights, args[params.size()], grads);
+    SmallVector<Value> returned = {loss};
+    llvm::append_range(returned, grads);
+    func::ReturnOp::create(body, loc, returned);
+  }
+  // @train_step
+  if (wanted("train_step")) {
+    SmallVector<Type> inputs;
+    for (int k = 0; k < 3; ++k)
+      llvm::append_range(inputs, paramTypes);
+    inputs.push_back(tokensType);
+    inputs.push_back(b.getI64Type());
+    SmallVector<Type> results = {scalarType, scalarType, scalarType};
+    for (int k = 0; k < 3; ++k)
+      llvm::append_range(results, paramTypes);
+    auto func = func::FuncOp::create(b, loc, "train_step",
+                                     b.getFunctionType(inputs, results));
+    markParameters(func);
+    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
+    Block *entry = func.addEntryBlock();
+    OpBuilder body = OpBuilder::atBlockBegin(entry);
+    StepBuilder step(body, loc, config);
+    ArrayRef<BlockArgument> args = entry->getArguments();
+    size_t n = params.size();
+    SmallVector<Value> w(args.begin(), args.begin() + n),
+        m(args.begin() + n, args.begin() + 2 * n),
+        v(args.begin() + 2 * n, args.begin() + 3 * n);
+    SmallVector<Value> returned =
+        step.trainStep(w, m, v, args[3 * n], args[3 * n + 1]);
+    func::ReturnOp::create(body, loc, returned);
+  }
+  return module;
+}
