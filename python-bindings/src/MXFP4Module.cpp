@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bindings.h"
+
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LayerStudy.h"
@@ -26,17 +28,6 @@ namespace py = pybind11;
 using namespace mlir::mxfp4;
 
 namespace {
-
-/// Raised for parse, verification, lowering and call errors.
-struct Mxfp4Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <typename T> T unwrap(llvm::Expected<T> value) {
-  if (!value)
-    throw Mxfp4Error(llvm::toString(value.takeError()));
-  return std::move(*value);
-}
 
 std::optional<DType> dtypeOf(const py::dtype &dtype) {
   if (dtype.is(py::dtype::of<float>()))
@@ -155,6 +146,7 @@ struct PyCpuModule {
 PYBIND11_MODULE(_mxfp4, m) {
   m.doc() = "mxfp4: MXFP4 training compiler (native part)";
   py::register_exception<Mxfp4Error>(m, "Mxfp4Error", PyExc_ValueError);
+  bindTraining(m);
 
   m.def(
       "parse",
