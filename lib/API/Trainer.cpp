@@ -409,6 +409,18 @@ llvm::Error Run::drawPlot() {
     trainCurve.x.push_back(static_cast<double>(p.step * report.tokensPerStep));
     trainCurve.y.push_back(p.loss);
   }
+  // A trailing average over about 20 steps shows the trend through the
+  // per-batch noise of small batches.
+  PlotSeries smoothed{"train, moving average", {}, {}};
+  double average = 0, weight = 0;
+  for (auto [x, y] : llvm::zip_equal(trainCurve.x, trainCurve.y)) {
+    if (!std::isfinite(y))
+      continue;
+    average = 0.95 * average + 0.05 * y;
+    weight = 0.95 * weight + 0.05;
+    smoothed.x.push_back(x);
+    smoothed.y.push_back(average / weight);
+  }
   PlotSeries evalCurve{"validation", {}, {}, /*dashed=*/true};
   for (const EvalPoint &p : report.evals) {
     evalCurve.x.push_back(static_cast<double>(p.tokens));
@@ -417,7 +429,7 @@ llvm::Error Run::drawPlot() {
   return writeLossPlot(report.plotPath,
                        "Llama " + config.name + ", seed " +
                            std::to_string(options.seed),
-                       {trainCurve, evalCurve}, "tokens", "loss");
+                       {trainCurve, smoothed, evalCurve}, "tokens", "loss");
 }
 
 llvm::Error Run::loop() {

@@ -11,10 +11,10 @@
 # Checks, on the micro config with seeded weights and tokens, for every
 # recipe in RECIPES (@loss_and_grads compiled and run once per recipe):
 #   1. the loss and every gradient are within TOLERANCE (relative Frobenius
-#      error) of the recipe's reference, or, for a linear layer's weight
-#      gradient, equal to the reference Wgrad with one or two FP4 codes
-#      flipped at an operand value that lies next to a rounding boundary
-#      (explain_by_flips; printed as such);
+#      error) of the matching reference: the recipe's, or, where the
+#      compiled step misses it, the recipe's with at most MAX_FLIPS FP4
+#      codes flipped that an f32 rounding difference upstream can flip
+#      (explain_flips, below; the flips are printed);
 #   2. (a) the error to the matching reference is below 1/SEPARATION of the
 #      distance between that reference and the f32 reference, per tensor;
 #      (b) the compiled result fails the comparison against the reference of
@@ -35,23 +35,29 @@
 # prints both. So the tolerance resolves a single code, while the recipes
 # themselves move every gradient by 1e-1 .. 5e-1 from f32.
 #
-# The catch: an f32 rounding difference upstream (torch and the compiled
-# step reduce in different orders) flips a code whenever it meets a value
-# within an ulp or so of an FP4 rounding boundary, about once in ten
-# recipe runs on this problem (seed 3 does it for fp4-all-dht16, in the
-# layer-0 Wgrads). A flip in a Wgrad operand changes one weight gradient by
-# ~3e-3 and nothing else; the test recognizes it exactly (explain_by_flips
-# rebuilds the gradient from the reference codes with the boundary code
-# flipped). A flip in an Fprop or Dgrad operand spreads through the step and
-# cannot be told from a bug by any tolerance: should a change of the f32
-# kernels cause one, pick another SEED (and say why).
+# Why explain_flips: torch and the compiled step round their f32 parts
+# (norms, softmax, attention) differently, and where such a difference meets
+# a value within an ulp or so of an FP4 rounding boundary it flips a code,
+# which no tolerance that resolves a single code can absorb. On this problem
+# that happens in about one recipe run in ten (seed 3: fp4-all-dht16, one
+# element of the rotated Xᵀ that the layer-0 q/k/v Wgrads share is 0.625,
+# exactly a tie, in the reference; seed 10: fp4-all, one dq element in both
+# the Dgrad and the Wgrad of layers.1.q_proj). So when the compiled step
+# misses its reference, the test looks for the flips, greedily, among the
+# codes of activation and gradient operands whose value lies within NEAR
+# (16 ulps) of a rounding boundary (a few dozen per run), rerunning the
+# reference (0.1 s) with each: it accepts only a reference that then
+# matches every result within TOLERANCE. A semantic error moves thousands
+# of codes and cannot be explained so.
 #
 # REQUIRES: torch
 # RUN: rm -rf %t && mkdir -p %t
-# RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json -o %t/step.mlir
+# RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json \
+# RUN:   -o %t/step.mlir
 # Only @loss_and_grads: JIT-compiling @loss and @train_step too would take
 # twice as long.
-# RUN: mxfp4-opt %t/step.mlir --symbol-privatize=exclude=loss_and_grads --symbol-dce -o %t/loss_and_grads.mlir
+# RUN: mxfp4-opt %t/step.mlir --symbol-privatize=exclude=loss_and_grads \
+# RUN:   --symbol-dce -o %t/loss_and_grads.mlir
 # RUN: %PYTHON %s mxfp4-run %t/loss_and_grads.mlir \
 # RUN:   %S/../../Tools/mxfp4-run/Inputs/micro.json %t | tee %t/report.txt \
 # RUN:   | FileCheck %s
@@ -63,7 +69,6 @@
 # CHECK: one FP4 code changed (model.layers.1.mlp.down_proj dgrad rhs)
 # CHECK: PASS
 
-import itertools
 import json
 import os
 import subprocess
@@ -103,7 +108,7 @@ SEED = 5
 # with at most MAX_FLIPS codes flipped, each of an activation or gradient
 # value within NEAR (relative: 2^-19, 16 ulps) of the rounding boundary it
 # crosses, must then match every result within TOLERANCE (explain_flips).
-MAX_FLIPS = 2
+MAX_FLIPS = 3
 NEAR = 2.0 ** -19
 # (layer, role, operand) where check (c) changes one FP4 code.
 FLIPS = [("model.layers.0.self_attn.q_proj", "dgrad", "lhs"),
@@ -130,9 +135,10 @@ class Context:
     """What the reference needs besides the operands: the recipe's roles,
     where Wgrad takes X from, and FP4 codes to change: `flips` maps
     (layer, role, side) to a function of the codes. Running the reference
-    fills in `candidates`: (layer, role, side, i, j, code) for each code of
-    an activation or gradient operand that lies next to a rounding boundary
-    (boundary_codes), with the code on its other side."""
+    fills in `candidates`: (layer, role, side, i, j, code, value) for each
+    code of an activation or gradient operand that lies next to a rounding
+    boundary (boundary_codes): `code` is the one on its other side, `value`
+    the operand's f32 value there."""
 
     def __init__(self, roles, wgrad_input="high_precision", flips=None):
         self.roles = roles

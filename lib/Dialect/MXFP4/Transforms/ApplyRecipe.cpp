@@ -19,6 +19,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_APPLYRECIPEPASS
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h.inc"
@@ -99,9 +101,11 @@ private:
 
   Recipe recipe;
   std::string parseError;
-  /// Keyed by the Fprop's activation operand (the same value the Wgrad
-  /// reads), so micro-batches sharing a layer stay apart.
-  llvm::DenseMap<Value, ForwardInput> forwardInputs;
+  /// Keyed by the layer and the Fprop's activation operand (the same value
+  /// the Wgrad reads): micro-batches sharing a layer stay apart, and so do
+  /// layers sharing an input (q/k/v_proj, gate/up_proj), whose copies differ
+  /// under random rotations or stochastic rounding.
+  std::map<std::pair<std::string, void *>, ForwardInput> forwardInputs;
   /// (layer/role/operand, tensor<8xf32>) per quantization, with telemetry.
   SmallVector<std::pair<std::string, Value>> telemetry;
 };
@@ -317,7 +321,8 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
   if (rhsIsForwardInput) {
     // X^T for Wgrad from the Fprop's MXFP4 copy of X: dequantized and
     // rotated back, as if only that copy had been saved for the backward.
-    auto found = forwardInputs.find(rhs);
+    auto found =
+        forwardInputs.find({gemm.layer, rhs.getAsOpaquePointer()});
     if (found == forwardInputs.end())
       return fail("wgrad_input=forward_quantized needs the layer's Fprop in "
                   "MXFP4 in the same function, on the same activation");
@@ -339,8 +344,9 @@ LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
   Prepared pb = prepare(bOperand, /*isLhs=*/false, r.rhs);
 
   if (gemm.role == GemmRole::fprop && pa.values)
-    forwardInputs[lhs] = {pa.values,      pa.scales,    r.hadamard,
-                          r.hadamardSize, rotationSeed, rotationStep};
+    forwardInputs[{gemm.layer, lhs.getAsOpaquePointer()}] = {
+        pa.values,      pa.scales,    r.hadamard,
+        r.hadamardSize, rotationSeed, rotationStep};
 
   Value acc = isZeroFill(init) ? Value() : init;
   auto gemmAttr = GemmAttr::get(ctx, gemm.role, gemm.layer);
