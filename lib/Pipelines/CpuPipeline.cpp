@@ -31,6 +31,9 @@ bool mlir::mxfp4::hostHasAvx512BF16() {
 
 void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
                                    const CpuPipelineOptions &options) {
+  // Layers that read one activation (q/k/v_proj, gate/up_proj) get identical
+  // rotations and quantizations of it from the recipe: compute each once.
+  pm.addPass(createCSEPass());
   // Layers repeat the same kernels: lower and compile each distinct one once.
   pm.addPass(createOutlineKernelsPass());
   ConvertMXFP4ToLinalgPassOptions lowering;

@@ -15,6 +15,13 @@ under the recipe. Transposes feeding `aten.mm` are folded into the matmul's
 indexing maps, so the recipe passes see the canonical Fprop, Dgrad and Wgrad
 forms and infer the linear-layer roles.
 
+Integer and bool tensors (token ids, targets, positions, masks) are traced
+with their dtype but carried in the IR and at the call as f32 tensors
+holding their values (bool: 0 or 1), exact below 2^24; the embedding and
+nll_loss ops turn indices back into integers with `arith.fptosi`. A Hugging
+Face-style Llama (embedding, RMSNorm, rotate-half RoPE, grouped-query
+attention with a causal mask, SwiGLU, LM head, cross-entropy) imports.
+
 This module imports torch; `import mxfp4` does not.
 """
 
@@ -205,6 +212,35 @@ class _Emitter:
                   f"{_ttype(shape)}")
         return _Val(name, shape)
 
+    def _slice_attrs(self, shape, dim, start, size, step):
+        offs, sizes, strides = [0] * len(shape), list(shape), \
+            [1] * len(shape)
+        offs[dim], sizes[dim], strides[dim] = start, size, step
+        return (f"[{', '.join(map(str, offs))}] "
+                f"[{', '.join(map(str, sizes))}] "
+                f"[{', '.join(map(str, strides))}]"), tuple(sizes)
+
+    def extract_slice(self, v, dim, start, size, step=1):
+        """Elements start, start + step, ... (size of them) along `dim`."""
+        v = self.value(v)
+        attrs, sizes = self._slice_attrs(v.shape, dim, start, size, step)
+        name = self.fresh("s")
+        self.emit(f"{name} = tensor.extract_slice {v.name}{attrs} : "
+                  f"{_ttype(v.shape)} to {_ttype(sizes)}")
+        return _Val(name, sizes)
+
+    def insert_slice(self, src, dest, dim, start, step=1):
+        """`dest` with `src` written at start, start + step, ... along
+        `dim` (the other dims of both are equal)."""
+        src, dest = self.value(src), self.value(dest)
+        attrs, _ = self._slice_attrs(dest.shape, dim, start, src.shape[dim],
+                                     step)
+        name = self.fresh("s")
+        self.emit(f"{name} = tensor.insert_slice {src.name} into "
+                  f"{dest.name}{attrs} : {_ttype(src.shape)} into "
+                  f"{_ttype(dest.shape)}")
+        return _Val(name, dest.shape)
+
     def matmul(self, a, b):
         """C = op(a) op(b) with 2-D lazy transposes folded into the maps."""
         def base(v):
@@ -280,6 +316,9 @@ _UNARY = {
     "sqrt": lambda x: [f"%r = math.sqrt {x} : f32"],
     "rsqrt": lambda x: [f"%r = math.rsqrt {x} : f32"],
     "abs": lambda x: [f"%r = math.absf {x} : f32"],
+    "log": lambda x: [f"%r = math.log {x} : f32"],
+    "cos": lambda x: [f"%r = math.cos {x} : f32"],
+    "sin": lambda x: [f"%r = math.sin {x} : f32"],
     "reciprocal": lambda x: ["%one = arith.constant 1.0 : f32",
                              f"%r = arith.divf %one, {x} : f32"],
 }
@@ -288,8 +327,21 @@ _BINARY = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
            "div": "arith.divf"}
 
 # Identity ops.
-_IDENTITY = {"detach", "alias", "lift_fresh_copy", "_to_copy", "clone",
-             "contiguous"}
+_IDENTITY = {"detach", "alias", "lift_fresh_copy", "clone", "contiguous"}
+
+# Integer and boolean tensors (token ids, targets, masks, positions) are
+# carried as f32 holding their values (bool: 0 or 1), exact below 2^24.
+_CARRIED = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32,
+            torch.int64)
+
+# Comparisons: the arith.cmpf predicate.
+_COMPARE = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq",
+            "ne": "une"}
+
+# Ops that create a tensor from nothing: the fill value (None: an argument).
+_FACTORY = {"zeros": 0.0, "ones": 1.0, "full": None, "scalar_tensor": None,
+            "new_zeros": 0.0, "new_ones": 1.0, "new_full": None,
+            "new_empty": 0.0, "empty": 0.0}
 
 SUPPORTED_OPS = sorted(
     ["t", "transpose", "permute", "mm", "addmm", "threshold_backward",
@@ -297,9 +349,15 @@ SUPPORTED_OPS = sorted(
      "_reshape_alias", "expand",
      "ones_like", "zeros_like", "full_like", "empty_like", "fill_",
      "rsub", "squeeze", "unsqueeze", "bmm", "_softmax",
-     "_softmax_backward_data"]
+     "_softmax_backward_data", "_log_softmax",
+     "_log_softmax_backward_data", "slice", "slice_backward", "cat",
+     "select", "select_backward", "getitem", "embedding",
+     "embedding_dense_backward",
+     "nll_loss_forward", "nll_loss_backward", "masked_fill",
+     "masked_fill_", "where", "triu", "tril", "arange", "logical_not",
+     "bitwise_not", "_to_copy"]
     + list(_UNARY) + [k + s for k in _BINARY for s in ("", "_")]
-    + sorted(_IDENTITY)
+    + list(_COMPARE) + list(_FACTORY) + sorted(_IDENTITY)
     + [str(op).split(".")[-1] + " (decomposed)"
        for op in _DECOMPOSE])
 
@@ -353,10 +411,11 @@ class _Importer:
         for part in node.target.split("."):
             value = getattr(value, part)
         if not isinstance(value, torch.Tensor) or not (
-                value.is_floating_point() or value.dtype == torch.bool):
+                value.is_floating_point() or value.dtype in _CARRIED):
             raise Mxfp4Error(f"torch frontend: constant '{node.target}' of "
                              f"type {getattr(value, 'dtype', type(value))} "
-                             "(only floating-point tensors)")
+                             "(only floating-point, integer and bool "
+                             "tensors)")
         flat = value.detach().to(torch.float32).reshape(-1).tolist()
         shape = tuple(value.shape)
         name = self.e.fresh("k")
@@ -376,6 +435,8 @@ class _Importer:
     def arg(self, x):
         if isinstance(x, torch.fx.Node):
             return self.env[x]
+        if isinstance(x, (list, tuple)):
+            return type(x)(self.arg(v) for v in x)
         return x
 
     def run(self):
@@ -416,13 +477,18 @@ class _Importer:
         meta = node.meta.get("val", node.meta.get("tensor_meta"))
         out_shape = None
         if hasattr(meta, "shape") and hasattr(meta, "dtype"):
-            if meta.dtype not in (torch.float32, torch.bool):
+            if meta.dtype != torch.float32 and meta.dtype not in _CARRIED:
                 self.error(node, f"dtype {meta.dtype} (only float32 "
-                                 "tensors)")
+                                 "tensors, and integer or bool tensors "
+                                 "carried as float32)")
             out_shape = tuple(meta.shape)
 
+        if packet == "_to_copy" and isinstance(args[0], _Val):
+            return self.to_copy(node, args[0], meta)
         if packet in _IDENTITY and isinstance(args[0], _Val):
             return args[0]
+        if name == "getitem":
+            return args[0][args[1]]
         if packet in ("t", "transpose", "permute"):
             x = args[0]
             if len(x.shape) < 2:
@@ -479,6 +545,8 @@ class _Importer:
         if base in _BINARY or base == "rsub":
             a, b = args[0], args[1]
             alpha = kwargs.get("alpha", 1)
+            if kwargs.get("rounding_mode") is not None:
+                self.error(node, "div with a rounding mode")
             if base == "rsub":
                 a, b, base = b, a, "sub"
             if alpha != 1:
@@ -581,8 +649,310 @@ class _Importer:
                          "(d0, d1, d2, d3) -> (d0, d3, d2)"],
                 reduce_dims={3}, init=0.0)
             return red
+        r = self.lower_more(node, packet, args, kwargs, out_shape)
+        if r is not None:
+            return r
         self.error(node, "no lowering for this op (supported: " +
                    ", ".join(SUPPORTED_OPS) + ")")
+
+    def dtype(self, x):
+        """The torch dtype of an FX node argument (float32 for scalars)."""
+        if isinstance(x, torch.fx.Node):
+            meta = x.meta.get("val", x.meta.get("tensor_meta"))
+            return getattr(meta, "dtype", torch.float32)
+        return torch.float32
+
+    def to_copy(self, node, x, meta):
+        """A dtype conversion between the carried representations."""
+        src = self.dtype(node.args[0])
+        dst = getattr(meta, "dtype", torch.float32)
+        if node.kwargs.get("dtype") is None or src == dst:
+            return x
+        if dst == torch.bool and src != torch.bool:
+            return self.e.generic(x.shape, [x], lambda ar: ([
+                "%z = arith.constant 0.0 : f32",
+                "%one = arith.constant 1.0 : f32",
+                f"%c = arith.cmpf une, {ar[0]}, %z : f32",
+                "%r = arith.select %c, %one, %z : f32"], "%r"))
+        if dst != torch.float32 and src == torch.float32:
+            # float to integer truncates toward zero.
+            return self.e.generic(x.shape, [x], _unary(lambda v: [
+                f"%t = arith.fptosi {v} : f32 to i64",
+                "%r = arith.sitofp %t : i64 to f32"]))
+        return x  # integer/bool to float32 or a wider integer
+
+    def lower_more(self, node, packet, args, kwargs, out_shape):
+        """Slicing, concatenation, masks, factories, the embedding and the
+        cross-entropy ops. Returns None for an op it does not know."""
+        e = self.e
+        if packet == "slice":
+            x = args[0]
+            rank = len(x.shape)
+            dim = (args[1] if len(args) > 1 else 0) % rank
+            start = args[2] if len(args) > 2 else None
+            end = args[3] if len(args) > 3 else None
+            step = args[4] if len(args) > 4 else 1
+            n = x.shape[dim]
+            start, end, step = slice(start, end, step).indices(n)
+            size = out_shape[dim]
+            if size == 0:
+                self.error(node, "an empty slice")
+            if (start, size, step) == (0, n, 1):
+                return x
+            return e.extract_slice(x, dim, start, size, step)
+        if packet == "slice_backward":
+            grad, sizes, dim, start, end, step = args[:6]
+            dim %= len(sizes)
+            start, end, step = slice(start, end, step).indices(sizes[dim])
+            if tuple(grad.shape) == tuple(sizes):
+                return grad
+            return e.insert_slice(grad, e.filled(tuple(sizes), 0.0), dim,
+                                  start, step)
+        if packet == "select" and isinstance(args[0], _Val):
+            # x[..., i, ...]: a slice of size 1, then the dim dropped.
+            x, dim, index = args[0], args[1] % len(args[0].shape), args[2]
+            index %= x.shape[dim]
+            sl = e.extract_slice(x, dim, index, 1)
+            return e.reshape(sl, out_shape)
+        if packet == "select_backward":
+            grad, sizes, dim, index = args[:4]
+            dim %= len(sizes)
+            index %= sizes[dim]
+            shape = tuple(1 if i == dim else n for i, n in enumerate(sizes))
+            return e.insert_slice(e.reshape(grad, shape),
+                                  e.filled(tuple(sizes), 0.0), dim, index)
+        if packet == "cat":
+            tensors = [t for t in args[0] if math.prod(t.shape) > 0]
+            dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
+            dim %= len(out_shape)
+            if len(tensors) == 1:
+                return tensors[0]
+            cur, offset = e.filled(out_shape, 0.0), 0
+            for t in tensors:
+                cur = e.insert_slice(t, cur, dim, offset)
+                offset += t.shape[dim]
+            return cur
+        if packet in _COMPARE:
+            a, b = args[0], args[1]
+            pred = _COMPARE[packet]
+            ins = [v for v in (a, b) if isinstance(v, _Val)]
+
+            def body(ar, a=a, b=b):
+                it, lines, ops_ = iter(ar[:-1]), [], []
+                for i, v in enumerate((a, b)):
+                    if isinstance(v, _Val):
+                        ops_.append(next(it))
+                    else:
+                        lines.append(f"%k{'ab'[i]} = arith.constant "
+                                     f"{_fconst(v)} : f32")
+                        ops_.append(f"%k{'ab'[i]}")
+                return lines + [
+                    f"%c = arith.cmpf {pred}, {ops_[0]}, {ops_[1]} : f32",
+                    "%z = arith.constant 0.0 : f32",
+                    "%one = arith.constant 1.0 : f32",
+                    "%r = arith.select %c, %one, %z : f32"], "%r"
+            return e.generic(out_shape, ins, body)
+        if packet in ("logical_not", "bitwise_not"):
+            if self.dtype(node.args[0]) != torch.bool and \
+                    packet == "bitwise_not":
+                self.error(node, "bitwise_not of a non-bool tensor")
+            return e.generic(out_shape, [args[0]], _unary(lambda x: [
+                "%z = arith.constant 0.0 : f32",
+                "%one = arith.constant 1.0 : f32",
+                f"%c = arith.cmpf oeq, {x}, %z : f32",
+                "%r = arith.select %c, %one, %z : f32"]))
+        if packet in ("masked_fill", "masked_fill_", "where"):
+            if packet == "where":
+                if len(args) != 3:
+                    self.error(node, "where with one argument")
+                cond, a, b = args
+            else:
+                a, cond, b = args
+            vals = [cond] + [v for v in (a, b) if isinstance(v, _Val)]
+
+            def body(ar, a=a, b=b):
+                it, lines, ops_ = iter(ar[1:-1]), [], []
+                for i, v in enumerate((a, b)):
+                    if isinstance(v, _Val):
+                        ops_.append(next(it))
+                    else:
+                        lines.append(f"%k{'ab'[i]} = arith.constant "
+                                     f"{_fconst(v)} : f32")
+                        ops_.append(f"%k{'ab'[i]}")
+                if packet != "where":  # masked_fill(x, mask, v): v where mask
+                    ops_.reverse()
+                return lines + [
+                    "%z = arith.constant 0.0 : f32",
+                    f"%c = arith.cmpf une, {ar[0]}, %z : f32",
+                    f"%r = arith.select %c, {ops_[0]}, {ops_[1]} : f32"], \
+                    "%r"
+            r = e.generic(out_shape, vals, body)
+            if packet.endswith("_"):
+                self.env[node.args[0]] = r
+            return r
+        if packet in ("triu", "tril"):
+            x = args[0]
+            diag = args[1] if len(args) > 1 else kwargs.get("diagonal", 0)
+            rank = len(x.shape)
+            pred = "sge" if packet == "triu" else "sle"
+            return e.generic(out_shape, [x], _unary(lambda v: [
+                f"%ii = linalg.index {rank - 2} : index",
+                f"%jj = linalg.index {rank - 1} : index",
+                "%i = arith.index_cast %ii : index to i64",
+                "%j = arith.index_cast %jj : index to i64",
+                "%d = arith.subi %j, %i : i64",
+                f"%kd = arith.constant {int(diag)} : i64",
+                f"%c = arith.cmpi {pred}, %d, %kd : i64",
+                "%z = arith.constant 0.0 : f32",
+                f"%r = arith.select %c, {v}, %z : f32"]))
+        if packet == "arange":
+            nums = [a for a in args if not isinstance(a, _Val)]
+            start, step = 0, 1
+            if len(nums) == 1:
+                (end,) = nums
+            elif len(nums) == 2:
+                start, end = nums
+            else:
+                start, end, step = nums[:3]
+            return e.generic(out_shape, [], lambda ar: ([
+                "%ii = linalg.index 0 : index",
+                "%i = arith.index_cast %ii : index to i64",
+                "%f = arith.sitofp %i : i64 to f32",
+                f"%st = arith.constant {_fconst(step)} : f32",
+                f"%s0 = arith.constant {_fconst(start)} : f32",
+                "%m = arith.mulf %f, %st : f32",
+                "%r = arith.addf %m, %s0 : f32"], "%r"))
+        if packet in _FACTORY:
+            value = _FACTORY[packet]
+            if value is None:
+                value = args[0] if packet == "scalar_tensor" else args[-1]
+            if isinstance(value, _Val):
+                self.error(node, "a tensor fill value")
+            return e.filled(out_shape, float(value))
+        if packet == "embedding":
+            weight, ids = e.value(args[0]), e.value(args[1])
+            if len(weight.shape) != 2:
+                self.error(node, "a weight that is not 2-D")
+            rank = len(out_shape)
+            dims = ", ".join(f"d{i}" for i in range(rank))
+            idx = ", ".join(f"d{i}" for i in range(rank - 1))
+            return e.generic(out_shape, [ids], lambda ar: ([
+                f"%ti = arith.fptosi {ar[0]} : f32 to i64",
+                "%row = arith.index_cast %ti : i64 to index",
+                f"%col = linalg.index {rank - 1} : index",
+                f"%r = tensor.extract {weight.name}[%row, %col] : "
+                f"{_ttype(weight.shape)}"], "%r"),
+                in_maps=[f"({dims}) -> ({idx})"])
+        if packet == "embedding_dense_backward":
+            grad, ids, num_weights, padding_idx, by_freq = args[:5]
+            if by_freq:
+                self.error(node, "scale_grad_by_freq")
+            n = math.prod(ids.shape)
+            dim = grad.shape[-1]
+            g = e.reshape(grad, (n, dim))
+            i = e.reshape(ids, (n,))
+            pad = [] if padding_idx is None or padding_idx < 0 else [
+                f"%kp = arith.constant {int(padding_idx)} : i64",
+                "%np = arith.cmpi ne, %ti, %kp : i64",
+                "%c = arith.andi %eq, %np : i1"]
+            cond = "%c" if pad else "%eq"
+            # dW[v, d] = sum over tokens t with id v of dY[t, d]
+            return e.generic((num_weights, dim, n), [g, i], lambda ar: ([
+                "%vv = linalg.index 0 : index",
+                "%v = arith.index_cast %vv : index to i64",
+                f"%ti = arith.fptosi {ar[1]} : f32 to i64",
+                "%eq = arith.cmpi eq, %ti, %v : i64"] + pad + [
+                "%z = arith.constant 0.0 : f32",
+                f"%s = arith.select {cond}, {ar[0]}, %z : f32",
+                f"%r = arith.addf {ar[2]}, %s : f32"], "%r"),
+                in_maps=["(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d2)"],
+                reduce_dims={2}, init=0.0)
+        if packet in ("_log_softmax", "_log_softmax_backward_data"):
+            x = args[0]
+            dim = args[1 if packet == "_log_softmax" else 2] % len(x.shape)
+            if packet == "_log_softmax":
+                mx = self.reduce(x, [dim], float("-inf"), "arith.maximumf",
+                                 keep=True)
+                sh = e.generic(x.shape, [x, mx], _binary("arith.subf"))
+                ex = e.generic(x.shape, [sh], _unary(
+                    lambda v: [f"%r = math.exp {v} : f32"]))
+                den = self.reduce(ex, [dim], 0.0, "arith.addf", keep=True)
+                return e.generic(x.shape, [sh, den], lambda ar: (
+                    [f"%l = math.log {ar[1]} : f32",
+                     f"%r = arith.subf {ar[0]}, %l : f32"], "%r"))
+            grad, out = args[0], args[1]
+            tot = self.reduce(grad, [dim], 0.0, "arith.addf", keep=True)
+            return e.generic(x.shape, [grad, out, tot], lambda ar: (
+                [f"%x = math.exp {ar[1]} : f32",
+                 f"%m = arith.mulf %x, {ar[2]} : f32",
+                 f"%r = arith.subf {ar[0]}, %m : f32"], "%r"))
+        if packet in ("nll_loss_forward", "nll_loss_backward"):
+            return self.nll_loss(node, packet, args, out_shape)
+        return None
+
+    def nll_loss(self, node, packet, args, out_shape):
+        """nll_loss_forward(x, target, weight, reduction, ignore_index) ->
+        (loss, total_weight) and nll_loss_backward(dy, x, target, weight,
+        reduction, ignore_index, total_weight), for x of shape (N, C) or
+        (C,), without class weights. reduction: 0 none, 1 mean, 2 sum."""
+        e = self.e
+        fwd = packet == "nll_loss_forward"
+        if fwd:
+            x, target, weight, reduction, ignore = args[:5]
+        else:
+            dy, x, target, weight, reduction, ignore, total = args[:7]
+        if weight is not None:
+            self.error(node, "class weights")
+        if len(x.shape) not in (1, 2):
+            self.error(node, f"input of rank {len(x.shape)} (only (N, C) "
+                             "or (C,))")
+        c = x.shape[-1]
+        n = x.shape[0] if len(x.shape) == 2 else 1
+        x2 = e.reshape(x, (n, c))
+        t = e.reshape(target, (n,))
+        # Whether class d1 is sample d0's target (and not ignored).
+        hit = ["%ti = arith.fptosi {t} : f32 to i64",
+               "%cc = linalg.index 1 : index",
+               "%ci = arith.index_cast %cc : index to i64",
+               "%eq = arith.cmpi eq, %ti, %ci : i64",
+               f"%ki = arith.constant {int(ignore)} : i64",
+               "%ok = arith.cmpi ne, %ti, %ki : i64",
+               "%h = arith.andi %eq, %ok : i1",
+               "%z = arith.constant 0.0 : f32"]
+        if fwd:
+            picked = e.generic((n, c), [x2, t], lambda ar: (
+                [h.format(t=ar[1]) for h in hit] + [
+                    f"%s = arith.select %h, {ar[0]}, %z : f32",
+                    f"%r = arith.subf {ar[2]}, %s : f32"], "%r"),
+                in_maps=["(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"],
+                reduce_dims={1}, init=0.0)
+            valid = e.generic((n,), [t], lambda ar: ([
+                f"%ti = arith.fptosi {ar[0]} : f32 to i64",
+                f"%ki = arith.constant {int(ignore)} : i64",
+                "%ok = arith.cmpi ne, %ti, %ki : i64",
+                "%z = arith.constant 0.0 : f32",
+                "%one = arith.constant 1.0 : f32",
+                "%r = arith.select %ok, %one, %z : f32"], "%r"))
+            total = self.reduce(valid, [0], 0.0, "arith.addf")
+            if reduction == 0:
+                return e.reshape(picked, x.shape[:-1]), total
+            loss = self.reduce(picked, [0], 0.0, "arith.addf")
+            if reduction == 1:
+                loss = e.generic((), [loss, total], _binary("arith.divf"))
+            return loss, total
+        if reduction == 0:
+            g = e.reshape(dy, (n,))
+        else:
+            g = e.reshape(dy, ())
+            if reduction == 1:
+                g = e.generic((), [g, total], _binary("arith.divf"))
+        gmap = "(d0, d1) -> (d0)" if reduction == 0 else "(d0, d1) -> ()"
+        grad = e.generic((n, c), [t, g], lambda ar: (
+            [h.format(t=ar[0]) for h in hit] + [
+                f"%ng = arith.negf {ar[1]} : f32",
+                "%r = arith.select %h, %ng, %z : f32"], "%r"),
+            in_maps=["(d0, d1) -> (d0)", gmap])
+        return e.reshape(grad, x.shape)
 
     def reduce(self, x, dims, init, op, keep=False):
         """Reduces `x` over `dims` with the binary arith op `op`."""
@@ -615,6 +985,27 @@ def _sanitize(name):
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
+def _traced(x):
+    """An example input or state tensor as traced: floating point as
+    float32; integer and bool tensors keep their dtype (token ids,
+    targets, masks), since ops like embedding need it."""
+    x = torch.as_tensor(x).detach()
+    if x.dtype in _CARRIED:
+        return x
+    return x.to(torch.float32)
+
+
+def _carried(x, what):
+    """A tensor as the float32 array the compiled function takes; integer
+    and bool tensors are carried as float32, which is exact below 2^24."""
+    x = torch.as_tensor(x).detach().cpu()
+    if x.dtype in _CARRIED and x.dtype != torch.bool and x.numel() and \
+            int(x.abs().max()) >= 1 << 24:
+        raise Mxfp4Error(f"{what}: integer values of 2^24 or more are not "
+                         "exact as float32")
+    return np.ascontiguousarray(x.to(torch.float32).numpy())
+
+
 class TrainingStep:
     """A compiled training step. `.mlir` is the imported module, `.step(
     *inputs, step=0)` returns (loss, {parameter name: gradient}).
@@ -645,15 +1036,13 @@ class TrainingStep:
     def step(self, *inputs, step=0):
         state = dict(self.module.named_parameters())
         state.update(self.module.named_buffers())
-        arrays = [np.ascontiguousarray(
-            state[n].detach().cpu().to(torch.float32).numpy())
-            for n in self.state_names]
-        for x, shape in zip(inputs, self.input_shapes):
-            x = torch.as_tensor(x).detach().cpu().to(torch.float32)
+        arrays = [_carried(state[n], n) for n in self.state_names]
+        for i, (x, shape) in enumerate(zip(inputs, self.input_shapes)):
+            x = torch.as_tensor(x)
             if tuple(x.shape) != shape:
                 raise Mxfp4Error(f"input shape {tuple(x.shape)} differs from "
                                  f"the traced {shape}")
-            arrays.append(np.ascontiguousarray(x.numpy()))
+            arrays.append(_carried(x, f"input {i}"))
         if len(inputs) != len(self.input_shapes):
             raise Mxfp4Error(f"expected {len(self.input_shapes)} inputs, got "
                              f"{len(inputs)}")
@@ -683,10 +1072,8 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     buffers = [n for n, _ in module.named_buffers()]
     state = dict(module.named_parameters())
     state.update(module.named_buffers())
-    params = [state[n].detach().to(torch.float32)
-              for n in names + frozen + buffers]
-    inputs = [torch.as_tensor(x).detach().to(torch.float32)
-              for x in example_inputs]
+    params = [_traced(state[n]) for n in names + frozen + buffers]
+    inputs = [_traced(x) for x in example_inputs]
     np_ = len(names) + len(frozen) + len(buffers)
     input_grads = tuple(int(i) for i in input_grads)
     grad_names = names + [f"input{i}" for i in input_grads]
