@@ -34,6 +34,8 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   // Layers that read one activation (q/k/v_proj, gate/up_proj) get identical
   // rotations and quantizations of it from the recipe: compute each once.
   pm.addPass(createCSEPass());
+  // Norms, activations and softmax: one loop nest per chain, not per op.
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // Layers repeat the same kernels: lower and compile each distinct one once.
   pm.addPass(createOutlineKernelsPass());
   ConvertMXFP4ToLinalgPassOptions lowering;

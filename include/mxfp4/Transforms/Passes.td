@@ -113,6 +113,40 @@ def VectorizeMatmulsPass
   ];
 }
 
+def FuseElementwisePass
+    : Pass<"mxfp4-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops";
+  let description = [{
+    A training step's norms, activations, residual adds and softmax are
+    chains of `linalg.generic` ops, each a full pass over a [tokens,
+    features] tensor when lowered on its own. This pass fuses a producer
+    generic into its consumer generic (elementwise producers, into
+    elementwise or reduction consumers) with upstream's elementwise fusion,
+    restricted so that results are unchanged and kernels keep their form:
+    only `linalg.generic` into `linalg.generic` (named ops such as matmuls
+    and fills are left for the passes that recognize them), and only a
+    producer with no other user (nothing is computed twice). Every element
+    is computed by the same operations in the same order, so results are
+    bit-identical.
+
+    Example:
+
+    ```mlir
+    // Before
+    %s = linalg.generic {... ["parallel"]} ins(%x : tensor<8xf32>) ... {
+      ^bb0(%a: f32, %o: f32): %e = math.exp %a : f32  linalg.yield %e : f32 }
+    %t = linalg.generic {... ["parallel"]} ins(%s, %y : ...) ... {
+      ^bb0(%a: f32, %b: f32, %o: f32): %m = arith.mulf %a, %b : f32 ... }
+    // After
+    %t = linalg.generic {... ["parallel"]} ins(%x, %y : ...) ... {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %e = math.exp %a : f32
+        %m = arith.mulf %e, %b : f32 ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def OutlineKernelsPass : Pass<"mxfp4-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Outline heavy ops into private kernel functions, one per "
                 "distinct shape";
