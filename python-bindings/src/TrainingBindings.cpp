@@ -21,6 +21,9 @@
 
 #include <pybind11/stl.h>
 
+#include <functional>
+#include <optional>
+
 namespace py = pybind11;
 using namespace mlir::mxfp4;
 
@@ -72,6 +75,25 @@ py::dict reportToDict(const TrainReport &report) {
       py::arg("plot") = report.plotPath,
       py::arg("checkpoint") = report.checkpointPath,
       py::arg("data") = report.dataDescription);
+}
+
+/// Runs `work` with the GIL released (training takes minutes) and returns
+/// its value, or raises Mxfp4Error with the GIL held again.
+template <typename T>
+T runWithoutGil(const std::function<llvm::Expected<T>()> &work) {
+  std::optional<T> value;
+  std::string error;
+  {
+    py::gil_scoped_release release;
+    llvm::Expected<T> result = work();
+    if (result)
+      value = std::move(*result);
+    else
+      error = llvm::toString(result.takeError());
+  }
+  if (!value)
+    throw Mxfp4Error(error);
+  return std::move(*value);
 }
 
 TrainOptions makeTrainOptions(const py::object &config, int64_t steps,
@@ -134,17 +156,8 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
         options.seed = seed;
         options.resume = resume;
         options.telemetry = telemetry;
-        TrainReport report;
-        {
-          py::gil_scoped_release release;
-          llvm::Expected<TrainReport> result = train(options);
-          if (!result) {
-            py::gil_scoped_acquire acquire;
-            throw Mxfp4Error(llvm::toString(result.takeError()));
-          }
-          report = std::move(*result);
-        }
-        return reportToDict(report);
+        return reportToDict(runWithoutGil<TrainReport>(
+            [&] { return train(options); }));
       },
       py::arg("config") = "tiny", py::arg("recipe") = "fp4-all-dht16",
       py::arg("steps") = 0, py::arg("lr") = 0.0, py::arg("seed") = 1,
@@ -172,16 +185,8 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
           for (llvm::StringRef r : getDefaultStudyRecipes())
             options.recipes.push_back(r.str());
         options.seeds = seeds;
-        StudyReport report;
-        {
-          py::gil_scoped_release release;
-          llvm::Expected<StudyReport> result = runStudy(options);
-          if (!result) {
-            py::gil_scoped_acquire acquire;
-            throw Mxfp4Error(llvm::toString(result.takeError()));
-          }
-          report = std::move(*result);
-        }
+        StudyReport report = runWithoutGil<StudyReport>(
+            [&] { return runStudy(options); });
         py::list rows;
         for (const StudyRow &row : report.rows) {
           py::dict roles;

@@ -11,6 +11,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
+
 namespace mlir::mxfp4 {
 
 struct LlamaConfig;
@@ -23,6 +25,14 @@ int runTrainCommand();
 
 extern llvm::cl::SubCommand recipeStudyCommand;
 int runStudyCommand();
+
+/// Prints `error` as mxfp4-run's errors look and returns exit status 1.
+int reportError(llvm::Error error);
+
+/// Ctrl-C during train or study: sets the flag the trainer polls between
+/// steps (it then checkpoints and stops) instead of killing the process.
+std::atomic<bool> &installInterruptHandler();
+void removeInterruptHandler();
 
 /// The config of a preset or JSON file with the command line's overrides
 /// (non-positive values keep the config's).

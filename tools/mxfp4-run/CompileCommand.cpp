@@ -46,10 +46,7 @@ static cl::opt<std::string> compileOutput("o", cl::desc("Output file"),
                                           cl::cat(compileCategory));
 
 int mlir::mxfp4::runCompileCommand() {
-  auto fail = [](llvm::Error error) {
-    llvm::WithColor::error() << llvm::toString(std::move(error)) << "\n";
-    return 1;
-  };
+  auto fail = reportError;
   llvm::Expected<LlamaConfig> config = loadLlamaConfig(compilePreset);
   if (!config)
     return fail(config.takeError());

@@ -21,7 +21,6 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <csignal>
 
 using namespace mlir::mxfp4;
 namespace cl = llvm::cl;
@@ -69,14 +68,8 @@ STUDY_OPT(int64_t, evalBatches, "eval-batches",
 STUDY_OPT(bool, parallel, "parallel", cl::desc("Use all cores"),
           cl::init(true));
 
-static std::atomic<bool> interrupted{false};
-extern "C" void onStudyInterrupt(int) { interrupted.store(true); }
-
 int mlir::mxfp4::runStudyCommand() {
-  auto fail = [](llvm::Error error) {
-    llvm::WithColor::error() << llvm::toString(std::move(error)) << "\n";
-    return 1;
-  };
+  auto fail = reportError;
   llvm::Expected<LlamaConfig> config =
       configFromCommandLine(preset, steps, lr, warmup);
   if (!config)
@@ -92,16 +85,15 @@ int mlir::mxfp4::runStudyCommand() {
                     : std::max<int64_t>(config->totalSteps / 20, 1);
   options.train.evalBatches = evalBatches;
   options.train.parallel = parallel;
-  options.train.interrupt = &interrupted;
+  options.train.interrupt = &installInterruptHandler();
   for (llvm::StringRef recipe : getDefaultStudyRecipes())
     options.recipes.push_back(recipe.str());
   if (!recipes.empty())
     options.recipes.assign(recipes.begin(), recipes.end());
   if (!seeds.empty())
     options.seeds.assign(seeds.begin(), seeds.end());
-  std::signal(SIGINT, onStudyInterrupt);
   llvm::Expected<StudyReport> report = runStudy(options);
-  std::signal(SIGINT, SIG_DFL);
+  removeInterruptHandler();
   if (!report)
     return fail(report.takeError());
   llvm::outs() << "\n" << report->table << "\n";

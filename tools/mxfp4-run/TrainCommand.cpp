@@ -95,6 +95,18 @@ static std::atomic<bool> interrupted{false};
 
 extern "C" void onInterrupt(int) { interrupted.store(true); }
 
+std::atomic<bool> &mlir::mxfp4::installInterruptHandler() {
+  std::signal(SIGINT, onInterrupt);
+  return interrupted;
+}
+
+void mlir::mxfp4::removeInterruptHandler() { std::signal(SIGINT, SIG_DFL); }
+
+int mlir::mxfp4::reportError(llvm::Error error) {
+  llvm::WithColor::error() << llvm::toString(std::move(error)) << "\n";
+  return 1;
+}
+
 /// Applies the command line to the preset.
 llvm::Expected<LlamaConfig> mlir::mxfp4::configFromCommandLine(
     llvm::StringRef presetOrFile, int64_t stepsOverride, double lrOverride,
@@ -118,10 +130,7 @@ llvm::Expected<LlamaConfig> mlir::mxfp4::configFromCommandLine(
 }
 
 int mlir::mxfp4::runTrainCommand() {
-  auto fail = [](llvm::Error error) {
-    llvm::WithColor::error() << llvm::toString(std::move(error)) << "\n";
-    return 1;
-  };
+  auto fail = reportError;
   llvm::Expected<LlamaConfig> config =
       configFromCommandLine(preset, steps, lr, warmup);
   if (!config)
@@ -142,8 +151,7 @@ int mlir::mxfp4::runTrainCommand() {
     options.stopAfter = stopAfter;
   options.telemetry = telemetry;
   options.parallel = parallel;
-  options.interrupt = &interrupted;
-  std::signal(SIGINT, onInterrupt);
+  options.interrupt = &installInterruptHandler();
 
   llvm::errs() << "training Llama '" << config->name << "' ("
                << config->numLayers << " layers, dim " << config->dim
@@ -151,7 +159,7 @@ int mlir::mxfp4::runTrainCommand() {
                << config->batchSize << ") with recipe '" << options.recipe
                << "' for " << config->totalSteps << " steps\n";
   llvm::Expected<TrainReport> report = train(options);
-  std::signal(SIGINT, SIG_DFL);
+  removeInterruptHandler();
   if (!report)
     return fail(report.takeError());
   llvm::raw_ostream &os = llvm::outs();
