@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -47,8 +48,14 @@ mlir::mxfp4::buildLlamaStepSource(const LlamaConfig &config,
   MLIRContext context(registry);
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
+  // The three functions repeat the same GEMMs: report each problem once.
+  llvm::StringSet<> seen;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
-    diagnosticStream << diagnostic.getLocation() << ": " << diagnostic << "\n";
+    std::string line;
+    llvm::raw_string_ostream(line)
+        << diagnostic.getLocation() << ": " << diagnostic << "\n";
+    if (seen.insert(line).second)
+      diagnosticStream << line;
     return success();
   });
   OwningOpRef<ModuleOp> module = buildLlamaStepModule(context, config, functions);
