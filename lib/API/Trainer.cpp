@@ -220,6 +220,7 @@ llvm::Error Run::setUp(const TrainingTokens &tokens,
   for (size_t i = 0; i < params.size(); ++i)
     evalArgs.push_back(stepArgs[i]);
   evalArgs.push_back({tokensArray, "tokens"});
+  evalArgs.push_back({step, "step"});
 
   llvm::Expected<std::unique_ptr<PreparedCall>> prepared =
       module.prepare("train_step", stepArgs);
@@ -346,6 +347,10 @@ llvm::Error Run::evaluate(int64_t step) {
   for (size_t i = 0; i < params.size(); ++i)
     inputs[i].bytes = current[i].bytes;
   HostArray &tokens = inputs[params.size()];
+  // Per-step random rotations of the Fprops use the current step's draw.
+  int64_t stepValue = step;
+  std::memcpy(inputs[params.size() + 1].bytes.data(), &stepValue,
+              sizeof(stepValue));
   auto *out = reinterpret_cast<int32_t *>(tokens.bytes.data());
   const std::vector<uint32_t> &valid = data->validation;
   int64_t window = config.seqLen + 1;

@@ -389,9 +389,11 @@ mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
   if (wanted("loss")) {
     SmallVector<Type> inputs(paramTypes);
     inputs.push_back(tokensType);
+    inputs.push_back(b.getI64Type());
     auto func = func::FuncOp::create(b, loc, "loss",
                                      b.getFunctionType(inputs, {scalarType}));
     markParameters(func);
+    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
     Block *entry = func.addEntryBlock();
     OpBuilder body = OpBuilder::atBlockBegin(entry);
     StepBuilder step(body, loc, config);
@@ -404,11 +406,13 @@ mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
   if (wanted("loss_and_grads")) {
     SmallVector<Type> inputs(paramTypes);
     inputs.push_back(tokensType);
+    inputs.push_back(b.getI64Type());
     SmallVector<Type> results = {scalarType};
     llvm::append_range(results, paramTypes);
     auto func = func::FuncOp::create(b, loc, "loss_and_grads",
                                      b.getFunctionType(inputs, results));
     markParameters(func);
+    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
     Block *entry = func.addEntryBlock();
     OpBuilder body = OpBuilder::atBlockBegin(entry);
     StepBuilder step(body, loc, config);

@@ -16,15 +16,18 @@
 // order of getLlamaParameters; tokens are int32 [batch, seq + 1], inputs
 // tokens[:, :-1] and targets tokens[:, 1:]):
 //
-//   @loss(params x P, tokens) -> loss (the forward pass, for evaluation)
-//   @loss_and_grads(params x P, tokens) -> (loss, grads x P)
+//   @loss(params x P, tokens, step: i64 {mxfp4.step}) -> loss
+//       (the forward pass, for evaluation)
+//   @loss_and_grads(params x P, tokens, step: i64 {mxfp4.step})
+//       -> (loss, grads x P)
 //   @train_step(params x P, exp_avg x P, exp_avg_sq x P, tokens,
 //               step: i64 {mxfp4.step})
 //       -> (loss, grad_norm, lr, params' x P, exp_avg' x P, exp_avg_sq' x P)
 //
 // `step` is the 0-based index of the update: it picks the learning rate
 // (linear warm-up, then cosine decay), the AdamW bias correction (t = step
-// + 1) and the stochastic-rounding stream. Loss, grad_norm (before
+// + 1) and the streams of stochastic rounding and per-step random
+// rotations (which is why the other two functions take it too). Loss, grad_norm (before
 // clipping) and lr are 0-d f32 tensors.
 //
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,7 @@ and all of them as DIR/weights.safetensors) and tokens (int32 [B, S+1]) into
 DIR, runs
 
     mxfp4-run exec step.mlir --function=F --input=@p_000.npy ...
-        --input=@tokens.npy [--input=STEP] --output=@out_000.npy ...
+        --input=@tokens.npy --input=STEP --output=@out_000.npy ...
 
 with the signatures
 
@@ -132,7 +132,8 @@ def loss_and_grads_case(cfg, args, params, tokens):
     failed."""
     names = [s.name for s in lt.parameter_specs(cfg)]
     inputs = save_arrays(args.workdir, "p", [params[n] for n in names])
-    inputs.append(os.path.join(args.workdir, "tokens.npy"))
+    # The step only matters to stochastic and per-step random recipes.
+    inputs += [os.path.join(args.workdir, "tokens.npy"), 0]
     loss, grads = lt.loss_and_grads(cfg, params, tokens)
     want = [loss] + [grads[n] for n in names]
     got = produce(args, inputs, want, "out")

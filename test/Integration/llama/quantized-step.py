@@ -327,7 +327,7 @@ def run_compiled(tool, step_mlir, inputs, recipe, workdir, n_out):
             for i in range(n_out)]
     args = [tool, "exec", step_mlir, "--function=loss_and_grads",
             f"--recipe={recipe}"] + [f"--input=@{p}" for p in inputs] + \
-        [f"--output=@{p}" for p in outs]
+        ["--input=0"] + [f"--output=@{p}" for p in outs]
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(" ".join(args) + "\n" + proc.stdout + proc.stderr)

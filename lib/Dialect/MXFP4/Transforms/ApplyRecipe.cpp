@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -148,11 +147,14 @@ void ApplyRecipePass::runOnOperation() {
 LogicalResult ApplyRecipePass::returnTelemetry(func::FuncOp function) {
   if (!function.getBody().hasOneBlock())
     return function.emitError("telemetry needs a function with one block");
-  auto module = function->getParentOfType<ModuleOp>();
-  if (module && !SymbolTable::symbolKnownUseEmpty(function, module))
+  // A function pass may not look at its siblings (they are rewritten in
+  // parallel), so callers cannot be counted here: only public functions,
+  // the entry points a runtime calls, get the extra result.
+  if (!function.isPublic())
     return function.emitError("telemetry adds a result to @")
-           << function.getName() << ", which has callers; apply it to the "
-              "entry function only";
+           << function.getName()
+           << ", which is private and may have callers; apply it to public "
+              "entry functions only";
   auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
   DominanceInfo dominance(function);
   for (auto &[tag, row] : telemetry)
