@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -380,75 +381,54 @@ mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
   Type tokensType =
       RankedTensorType::get({config.batchSize, config.seqLen + 1}, b.getI32Type());
   Type scalarType = RankedTensorType::get({}, f32);
-  auto markParameters = [&](func::FuncOp func) {
-    for (auto [i, p] : llvm::enumerate(params))
-      func.setArgAttr(i, kParameterAttrName, b.getStringAttr(p.name));
-  };
-
-  // @loss: the forward pass only, for evaluation.
-  if (wanted("loss")) {
-    SmallVector<Type> inputs(paramTypes);
-    inputs.push_back(tokensType);
-    inputs.push_back(b.getI64Type());
-    auto func = func::FuncOp::create(b, loc, "loss",
-                                     b.getFunctionType(inputs, {scalarType}));
-    markParameters(func);
-    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
-    Block *entry = func.addEntryBlock();
-    OpBuilder body = OpBuilder::atBlockBegin(entry);
-    StepBuilder step(body, loc, config);
-    ArrayRef<BlockArgument> args = entry->getArguments();
-    SmallVector<Value> weights(args.begin(), args.begin() + params.size());
-    Value loss = step.forward(weights, args[params.size()]).loss;
-    func::ReturnOp::create(body, loc, loss);
-  }
-  // @loss_and_grads
-  if (wanted("loss_and_grads")) {
-    SmallVector<Type> inputs(paramTypes);
-    inputs.push_back(tokensType);
-    inputs.push_back(b.getI64Type());
-    SmallVector<Type> results = {scalarType};
-    llvm::append_range(results, paramTypes);
-    auto func = func::FuncOp::create(b, loc, "loss_and_grads",
-                                     b.getFunctionType(inputs, results));
-    markParameters(func);
-    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
-    Block *entry = func.addEntryBlock();
-    OpBuilder body = OpBuilder::atBlockBegin(entry);
-    StepBuilder step(body, loc, config);
-    SmallVector<Value> grads;
-    ArrayRef<BlockArgument> args = entry->getArguments();
-    SmallVector<Value> weights(args.begin(), args.begin() + params.size());
-    Value loss = step.lossAndGrads(weights, args[params.size()], grads);
-    SmallVector<Value> returned = {loss};
-    llvm::append_range(returned, grads);
-    func::ReturnOp::create(body, loc, returned);
-  }
-  // @train_step
-  if (wanted("train_step")) {
+  // Every function takes `copies` sets of parameter-shaped tensors (weights,
+  // then AdamW moments), the tokens and the step, and returns what `build`
+  // computes from them.
+  using Build = std::function<SmallVector<Value>(StepBuilder &,
+                                                  ArrayRef<BlockArgument>)>;
+  auto define = [&](StringRef name, int copies, ArrayRef<Type> results,
+                    const Build &build) {
+    if (!wanted(name))
+      return;
     SmallVector<Type> inputs;
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < copies; ++k)
       llvm::append_range(inputs, paramTypes);
     inputs.push_back(tokensType);
     inputs.push_back(b.getI64Type());
-    SmallVector<Type> results = {scalarType, scalarType, scalarType};
-    for (int k = 0; k < 3; ++k)
-      llvm::append_range(results, paramTypes);
-    auto func = func::FuncOp::create(b, loc, "train_step",
+    auto func = func::FuncOp::create(b, loc, name,
                                      b.getFunctionType(inputs, results));
-    markParameters(func);
+    for (auto [i, p] : llvm::enumerate(params))
+      func.setArgAttr(i, kParameterAttrName, b.getStringAttr(p.name));
     func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
     Block *entry = func.addEntryBlock();
     OpBuilder body = OpBuilder::atBlockBegin(entry);
     StepBuilder step(body, loc, config);
-    ArrayRef<BlockArgument> args = entry->getArguments();
-    size_t n = params.size();
-    SmallVector<Value> w(args.begin(), args.begin() + n),
-        m(args.begin() + n, args.begin() + 2 * n),
-        v(args.begin() + 2 * n, args.begin() + 3 * n);
-    SmallVector<Value> returned =
-        step.trainStep(w, m, v, args[3 * n], args[3 * n + 1]);
-    func::ReturnOp::create(body, loc, returned);
-  }
+    func::ReturnOp::create(body, loc, build(step, entry->getArguments()));
+  };
+  size_t n = params.size();
+  auto slice = [](ArrayRef<BlockArgument> args, size_t from, size_t count) {
+    return SmallVector<Value>(args.begin() + from, args.begin() + from + count);
+  };
+
+  // @loss: the forward pass only, for evaluation.
+  define("loss", 1, {scalarType}, [&](StepBuilder &step, auto args) {
+    return SmallVector<Value>{step.forward(slice(args, 0, n), args[n]).loss};
+  });
+  SmallVector<Type> gradResults = {scalarType};
+  llvm::append_range(gradResults, paramTypes);
+  define("loss_and_grads", 1, gradResults, [&](StepBuilder &step, auto args) {
+    SmallVector<Value> grads;
+    SmallVector<Value> returned = {
+        step.lossAndGrads(slice(args, 0, n), args[n], grads)};
+    llvm::append_range(returned, grads);
+    return returned;
+  });
+  SmallVector<Type> stepResults = {scalarType, scalarType, scalarType};
+  for (int k = 0; k < 3; ++k)
+    llvm::append_range(stepResults, paramTypes);
+  define("train_step", 3, stepResults, [&](StepBuilder &step, auto args) {
+    return step.trainStep(slice(args, 0, n), slice(args, n, n),
+                          slice(args, 2 * n, n), args[3 * n], args[3 * n + 1]);
+  });
   return module;
 }
