@@ -8,7 +8,7 @@ packages=(
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   python3 python3-dev python3-numpy python3-torch pybind11-dev libopenblas-dev
   libomp-22-dev
-  zlib1g-dev curl
+  zlib1g-dev curl libgtest-dev
 )
 
 missing=()

@@ -108,4 +108,14 @@ void mlir::mxfp4::registerPipelines() {
       "CPU (bit-exact reference semantics, C-interface entry points with "
       "caller-allocated results)",
       buildCpuPipeline);
+  PassPipelineRegistration<Gfx950PipelineOptions>(
+      "mxfp4-to-gfx950-kernels",
+      "Lower functions of mxfp4 ops to gfx950 kernels (amdgpu, vector, "
+      "memref, scf) and a host function of launches",
+      buildGfx950KernelPipeline);
+  PassPipelineRegistration<Gfx950PipelineOptions>(
+      "mxfp4-to-gfx950",
+      "Lower functions of mxfp4 ops to gfx950 code objects (HSACO, code "
+      "object v5) and a host function of launches",
+      buildGfx950Pipeline);
 }

@@ -81,4 +81,80 @@ def ConvertMXFP4ToLinalgPass : Pass<"convert-mxfp4-to-linalg", "ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// MXFP4ToAMDGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
+  let summary = "Lower functions of mxfp4 ops to gfx950 kernels and launches";
+  let description = [{
+    Rewrites every function whose body is made of mxfp4 ops into a host
+    function of flat device buffers and `gpu.launch_func`s, and generates the
+    kernels into one `gpu.module @mxfp4_kernels` targeting
+    `#rocdl.target<chip = "gfx950", abi = "500">` (MI350X/MI355X):
+
+    - `quantize`, with the `hadamard` (size 16 or 32) and the 2-D
+      `linalg.transpose` that feed it, becomes a job of a fused Hadamard +
+      quantize kernel; the row-wise and the transposed quantization of one
+      tensor share one kernel and one read of it. Blocks are converted with
+      `v_cvt_scalef32_pk_fp4_f32`; scales are written canonically where
+      something other than a GEMM reads them and pre-shuffled for the GEMM;
+    - `scaled_matmul` becomes a GEMM on `amdgpu.scaled_mfma` 16x16x128:
+      workgroup tiles of 256, 128 or 64 (`tile`, else the largest that fills
+      256 CUs), 4 waves, direct-to-LDS double-buffered K steps of 256,
+      pre-shuffled scales one dword per 4 MFMAs, masked ragged edges,
+      XCD-aware workgroup order;
+    - `dequantize` becomes a kernel on `v_cvt_scalef32_pk_f32_fp4`.
+
+    Tensors become flat memrefs (FP4 two codes a byte, low nibble first;
+    E8M0 one byte each) and keep their tensor type in an `mxfp4.tensor`
+    attribute. Other ops, dynamic shapes, stochastic rounding and other
+    chips are reported with located errors. `docs/gfx950.md` describes the
+    kernels.
+
+    Example:
+
+    ```mlir
+    // Before
+    func.func @q(%x: tensor<64x64xf32>) -> (tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>) {
+      %h = mxfp4.hadamard %x axis = 1 size = 16 : tensor<64x64xf32>
+      %v, %s = mxfp4.quantize %h axis = 1
+          : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+      return %v, %s : tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+    }
+    // After (abridged)
+    module attributes {gpu.container_module} {
+      func.func @q(%x: memref<4096xf32> {mxfp4.tensor = tensor<64x64xf32>})
+          -> (memref<2048xi8> {mxfp4.tensor = tensor<64x64xf4E2M1FN>}, ...) {
+        %v = memref.alloc() : memref<2048xi8>
+        ...
+        gpu.launch_func @mxfp4_kernels::@quantize_64x64_f32_r_h16d_evenvs
+            blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1) args(...)
+        return %v, %s : memref<2048xi8>, memref<128xi8>
+      }
+      gpu.module @mxfp4_kernels [#rocdl.target<O = 3, chip = "gfx950", abi = "500">] {
+        gpu.func @quantize_64x64_f32_r_h16d_evenvs(...) kernel ... {
+          ... amdgpu.packed_scaled_trunc ...
+        }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"chipset", "chipset", "std::string", /*default=*/"\"gfx950\"",
+           "Target chip (only gfx950 has MXFP4 scaled MFMAs)">,
+    Option<"tile", "tile", "int64_t", /*default=*/"0",
+           "GEMM workgroup tile (64, 128 or 256); 0 picks per shape">
+  ];
+}
+
 #endif // MXFP4_CONVERSION_PASSES_TD

@@ -27,6 +27,27 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 };
 
 /// Returns true if the host CPU has AVX512_BF16 (vdpbf16ps).
+struct Gfx950PipelineOptions
+    : public PassPipelineOptions<Gfx950PipelineOptions> {
+  Option<std::string> chipset{*this, "chipset",
+                              llvm::cl::desc("Target chip (gfx950)"),
+                              llvm::cl::init("gfx950")};
+  Option<int64_t> tile{*this, "tile",
+                       llvm::cl::desc("GEMM workgroup tile (64, 128, 256; "
+                                      "0 picks per shape)"),
+                       llvm::cl::init(0)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel output: bin (HSACO code objects), isa "
+                     "(assembly), llvm (bitcode) or mlir (ROCDL dialect)"),
+      llvm::cl::init("bin")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("Directory with llvm/bin/ld.lld for format=bin (see "
+                     "docs/gfx950.md; the tools make one)"),
+      llvm::cl::init("")};
+};
+
 bool hostHasAvx512BF16();
 
 /// Lowers a module of mxfp4 and upstream tensor/linalg/arith/math ops to the
@@ -43,6 +64,15 @@ void buildCpuPipeline(OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
 
 /// Registers the named pipelines with the global pass registry.
+/// mxfp4 ops to the host function and `gpu.module` of gfx950 kernels in
+/// upstream dialects (amdgpu, vector, memref, scf): the IR the emulator runs.
+void buildGfx950KernelPipeline(OpPassManager &pm,
+                               const Gfx950PipelineOptions &options = {});
+
+/// The kernel pipeline, then ROCDL and code objects (`format`).
+void buildGfx950Pipeline(OpPassManager &pm,
+                         const Gfx950PipelineOptions &options = {});
+
 void registerPipelines();
 
 } // namespace mlir::mxfp4

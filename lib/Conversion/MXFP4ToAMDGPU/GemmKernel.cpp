@@ -1,0 +1,346 @@
+//===- GemmKernel.cpp - MXFP4 GEMM on gfx950 scaled MFMAs -----------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// C[M, N] = acc + A[M, K] * B[N, K]^T with A, B in FP4 and pre-shuffled E8M0
+// scales, on `v_mfma_scale_f32_16x16x128_f8f6f4`.
+//
+// Structure (docs/gfx950.md has the picture):
+// - one workgroup per tileM x tileN tile of C, 4 waves in a 2 x 2 grid, each
+//   wave a (tileM/2) x (tileN/2) block of 16 x 16 MFMA subtiles;
+// - K steps of 256: A and B tiles go global -> LDS directly
+//   (`amdgpu.gather_to_lds`, 16 bytes a lane), double-buffered, the next
+//   step's copy in flight while the MFMAs consume the current one. An LDS row
+//   holds 128 bytes (256 FP4 values) as 8 chunks of 16 bytes; chunk c of row
+//   r sits in slot c ^ (r % 8) so that the 16 lanes reading one K chunk of
+//   16 consecutive rows hit distinct banks;
+// - scales: one dword a lane per 2 row subtiles x 2 K steps, straight from
+//   global memory into registers, prefetched one K step ahead;
+// - the MFMA computes D^T = B A^T so each lane's 4 accumulators are 4
+//   consecutive columns of C (one 16-byte store);
+// - ragged M, N and K: every out-of-range load is sent past the end of its
+//   buffer (the buffer view reads 0 there) and every out-of-range store is
+//   dropped the same way; zero products leave the sums unchanged;
+// - workgroup order: XCD-aware (consecutive tiles on one XCD's L2) and
+//   grouped by 8 tile rows (A tiles reused from L2).
+//
+// Accumulation order: each accumulator adds its K blocks in increasing K
+// order, which is the reference order of docs/Semantics.md section 6 if the
+// MFMA adds its 4 blocks in order (the emulator's model; the hardware's
+// internal order is not documented).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::gfx950;
+
+namespace {
+constexpr int64_t kStepK = 256;        // K per main-loop step
+constexpr int64_t kRowBytes = kStepK / 2;
+constexpr int64_t kGroupM = 8;         // tile rows per L2 group
+constexpr int64_t kXcds = 8;           // MI355X: 8 XCDs, round-robin
+} // namespace
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t gfx950::shuffledScaleBytes(int64_t rows, int64_t kBlocks) {
+  return ceilDiv(rows, 32) * ceilDiv(kBlocks, 8) * 256;
+}
+
+int64_t gfx950::shuffledScaleOffset(int64_t rows, int64_t kBlocks, int64_t row,
+                                    int64_t kBlock) {
+  (void)rows;
+  int64_t groups = ceilDiv(kBlocks, 8);
+  int64_t g = row / 32, mm = (row % 32) / 16, r = row % 16;
+  int64_t q = kBlock / 8, s = (kBlock % 8) / 4, kg = kBlock % 4;
+  return ((g * groups + q) * 64 + 16 * kg + r) * 4 + 2 * s + mm;
+}
+
+int64_t gfx950::gemmWorkgroups(const GemmConfig &c) {
+  return ceilDiv(c.m, c.tileM) * ceilDiv(c.n, c.tileN);
+}
+
+/// Maps the launch order to (tile row, tile column): first undo the
+/// round-robin distribution over XCDs so consecutive tiles share an L2, then
+/// walk groups of kGroupM tile rows column by column.
+static std::pair<Value, Value> remapTile(KernelBuilder &kb, Value pid,
+                                         int64_t tilesM, int64_t tilesN) {
+  int64_t tiles = tilesM * tilesN;
+  int64_t perXcd = ceilDiv(tiles, kXcds);
+  int64_t tall = tiles % kXcds == 0 ? kXcds : tiles % kXcds;
+  Value xcd = kb.rem(pid, kXcds), local = kb.div(pid, kXcds);
+  Value isTall = kb.lt(xcd, tall);
+  Value tallPid = kb.add(kb.mul(xcd, perXcd), local);
+  // Below `tall` XCDs each hold perXcd tiles, the rest perXcd - 1.
+  Value shortPid = kb.add(
+      kb.add(kb.idx(tall * perXcd),
+             kb.mul(arith::SubIOp::create(kb.builder(), kb.location(), xcd,
+                                          kb.idx(tall)),
+                    perXcd - 1)),
+      local);
+  Value linear = kb.select(isTall, tallPid, shortPid);
+
+  int64_t perGroup = kGroupM * tilesN;
+  Value group = kb.div(linear, perGroup);
+  Value firstM = kb.mul(group, kGroupM);
+  Value groupRows =
+      kb.min(arith::SubIOp::create(kb.builder(), kb.location(),
+                                   kb.idx(tilesM), firstM),
+             kb.idx(kGroupM));
+  Value inGroup = kb.rem(linear, perGroup);
+  Value tm = kb.add(firstM, arith::RemUIOp::create(kb.builder(), kb.location(),
+                                                   inGroup, groupRows));
+  Value tn = arith::DivUIOp::create(kb.builder(), kb.location(), inGroup,
+                                    groupRows);
+  return {tm, tn};
+}
+
+gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
+                                       gpu::GPUModuleOp module, StringRef name,
+                                       const GemmConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), f32 = b.getF32Type();
+  int64_t kBlocks = c.k / 32, kSteps = ceilDiv(c.k, kStepK);
+  int64_t waveM = c.tileM / 2, waveN = c.tileN / 2;
+  int64_t subM = waveM / 16, subN = waveN / 16;
+  int64_t stageBytes = (c.tileM + c.tileN) * kRowBytes;
+  int64_t aBytes = c.m * c.k / 2, bBytes = c.n * c.k / 2;
+  int64_t aScaleBytes = shuffledScaleBytes(c.m, kBlocks);
+  int64_t bScaleBytes = shuffledScaleBytes(c.n, kBlocks);
+
+  SmallVector<Type> args = {globalBuffer(ctx, aBytes, i8),
+                            globalBuffer(ctx, aScaleBytes, i8),
+                            globalBuffer(ctx, bBytes, i8),
+                            globalBuffer(ctx, bScaleBytes, i8)};
+  if (c.accType)
+    args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
+  args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  auto ldsType = MemRefType::get(
+      {2 * stageBytes}, i8, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, {ldsType});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b, loc);
+
+  Value lds = func.getWorkgroupAttributions()[0];
+  Value aBuf = kb.buffer(func.getArgument(0));
+  Value aScales = kb.buffer(func.getArgument(1));
+  Value bBuf = kb.buffer(func.getArgument(2));
+  Value bScales = kb.buffer(func.getArgument(3));
+  Value accBuf = c.accType ? kb.buffer(func.getArgument(4)) : Value();
+  Value cBuf = kb.buffer(func.getArgument(args.size() - 1));
+
+  Value tid = kb.threadId();
+  Value wave = kb.div(tid, kWaveSize), lane = kb.rem(tid, kWaveSize);
+  Value wm = kb.div(wave, 2), wn = kb.rem(wave, 2);
+  auto [tm, tn] = remapTile(kb, kb.blockId(), ceilDiv(c.m, c.tileM),
+                            ceilDiv(c.n, c.tileN));
+  Value m0 = kb.mul(tm, c.tileM), n0 = kb.mul(tn, c.tileN);
+  Value waveRowM = kb.add(m0, kb.mul(wm, waveM));
+  Value waveRowN = kb.add(n0, kb.mul(wn, waveN));
+  Value lane16 = kb.rem(lane, 16), laneGroup = kb.div(lane, 16);
+
+  // Global -> LDS copy of one operand's tile for K step `step` into `stage`.
+  // Each wave instruction fills 8 rows (64 lanes x 16 bytes); lane l writes
+  // row l / 8, slot l % 8, and so fetches chunk (l % 8) ^ (l / 8).
+  Value laneRow = kb.div(lane, 8), laneSlot = kb.rem(lane, 8);
+  Value laneChunk = arith::XOrIOp::create(b, loc, laneSlot, laneRow);
+  auto copyTile = [&](Value src, int64_t rows, int64_t tileRows, Value row0,
+                      int64_t ldsOffset, Value stageBase, Value step) {
+    Value kChunk0 = kb.mul(step, kStepK / 32);
+    Value kChunk = kb.add(kChunk0, laneChunk);
+    Value kValid = kb.lt(kChunk, kBlocks);
+    for (int64_t t = 0; t < tileRows / 32; ++t) {
+      Value rowBase = kb.mul(kb.add(wave, kb.idx(4 * t)), 8);
+      Value row = kb.add(kb.add(row0, rowBase), laneRow);
+      Value valid = kb.andI(kValid, kb.lt(row, rows));
+      Value offset = kb.add(kb.mul(row, c.k / 2), kb.mul(kChunk, 16));
+      Value srcIndex = kb.maskedOffset(valid, offset, rows * c.k / 2);
+      Value dstIndex =
+          kb.add(kb.add(stageBase, kb.idx(ldsOffset)), kb.mul(rowBase, kRowBytes));
+      amdgpu::GatherToLDSOp::create(
+          b, loc, src, ValueRange{srcIndex}, lds, ValueRange{dstIndex},
+          TypeAttr::get(VectorType::get({4}, b.getI32Type())));
+    }
+  };
+  auto stageBase = [&](Value step) { return kb.mul(kb.rem(step, 2), stageBytes); };
+  auto copyStep = [&](Value step) {
+    Value base = stageBase(step);
+    copyTile(aBuf, c.m, c.tileM, m0, 0, base, step);
+    copyTile(bBuf, c.n, c.tileN, n0, c.tileM * kRowBytes, base, step);
+  };
+
+  // Scale dwords of K step `step`: one per pair of 16-row subtiles.
+  auto vec4i8 = VectorType::get({4}, i8);
+  auto loadScales = [&](Value scales, Value waveRow, int64_t pairs, Value step,
+                        SmallVectorImpl<Value> &out) {
+    for (int64_t p = 0; p < pairs; ++p) {
+      Value group = kb.add(kb.div(waveRow, 32), kb.idx(p));
+      Value dword = kb.add(kb.mul(kb.add(kb.mul(group, kSteps), step), 64), lane);
+      out.push_back(vector::LoadOp::create(b, loc, vec4i8, scales,
+                                           ValueRange{kb.mul(dword, 4)}));
+    }
+  };
+  auto loadStepScales = [&](Value step, SmallVectorImpl<Value> &out) {
+    loadScales(aScales, waveRowM, subM / 2, step, out);
+    loadScales(bScales, waveRowN, subN / 2, step, out);
+  };
+
+  // Accumulators, from `acc` where given. Lane l holds C[row l % 16 of the
+  // subtile][4 (l / 16) .. + 3].
+  auto vec4f32 = VectorType::get({4}, f32);
+  auto accPosition = [&](int64_t i, int64_t j) {
+    Value m = kb.add(kb.add(waveRowM, kb.idx(16 * i)), lane16);
+    Value n = kb.add(kb.add(waveRowN, kb.idx(16 * j)), kb.mul(laneGroup, 4));
+    return std::make_pair(m, n);
+  };
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < subM; ++i)
+    for (int64_t j = 0; j < subN; ++j) {
+      if (!c.accType) {
+        init.push_back(arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vec4f32, b.getF32FloatAttr(0))));
+        continue;
+      }
+      // Rows and columns out of range read 0 and their results are dropped.
+      auto [m, n] = accPosition(i, j);
+      Value v;
+      if (c.n % 4 == 0) {
+        Value valid = kb.andI(kb.lt(m, c.m), kb.lt(n, c.n));
+        Value offset =
+            kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), n), c.m * c.n);
+        v = vector::LoadOp::create(b, loc, VectorType::get({4}, c.accType),
+                                   accBuf, ValueRange{offset});
+      } else {
+        SmallVector<Value> elems;
+        for (int64_t r = 0; r < 4; ++r) {
+          Value nr = kb.add(n, r);
+          Value valid = kb.andI(kb.lt(m, c.m), kb.lt(nr, c.n));
+          Value offset =
+              kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), nr), c.m * c.n);
+          elems.push_back(
+              memref::LoadOp::create(b, loc, accBuf, ValueRange{offset}));
+        }
+        v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({4}, c.accType), elems);
+      }
+      if (!c.accType.isF32())
+        v = arith::ExtFOp::create(b, loc, vec4f32, v);
+      init.push_back(v);
+    }
+
+  // Prologue: K step 0 in flight, its scales loaded.
+  Value zero = kb.idx(0);
+  copyStep(zero);
+  loadStepScales(zero, init);
+  int64_t numAcc = subM * subN;
+
+  auto loop = scf::ForOp::create(b, loc, zero, kb.idx(kSteps), kb.idx(1), init);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    // This step's tiles are in LDS once every wave's copies have landed; the
+    // barrier also tells that the other stage is free again.
+    amdgpu::MemoryCounterWaitOp::create(b, loc, b.getI32IntegerAttr(0),
+                                        IntegerAttr(), IntegerAttr(),
+                                        IntegerAttr(), IntegerAttr());
+    gpu::BarrierOp::create(b, loc);
+    Value next = kb.add(step, 1);
+    Value hasNext = kb.lt(next, kSteps);
+    auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      copyStep(next);
+    }
+    // Next step's scales (the last step reloads its own: no branch).
+    SmallVector<Value> nextScales;
+    loadStepScales(kb.min(next, kb.idx(kSteps - 1)), nextScales);
+
+    auto scaleType = VectorType::get({4}, b.getType<Float8E8M0FNUType>());
+    SmallVector<Value> aScale, bScale;
+    for (int64_t p = 0; p < subM / 2; ++p)
+      aScale.push_back(vector::BitCastOp::create(b, loc, scaleType,
+                                                 carried[numAcc + p]));
+    for (int64_t p = 0; p < subN / 2; ++p)
+      bScale.push_back(vector::BitCastOp::create(
+          b, loc, scaleType, carried[numAcc + subM / 2 + p]));
+
+    Value base = stageBase(step);
+    auto fragType = VectorType::get({32}, b.getType<Float4E2M1FNType>());
+    auto vec16i8 = VectorType::get({16}, i8);
+    SmallVector<Value> acc(carried.begin(), carried.begin() + numAcc);
+    for (int64_t s = 0; s < 2; ++s) {
+      // Lane l reads K chunk 4 s + l / 16 of row l % 16 of each subtile.
+      Value chunk = kb.add(laneGroup, kb.idx(4 * s));
+      Value slot = arith::XOrIOp::create(b, loc, chunk, kb.rem(lane, 8));
+      Value laneOffset = kb.add(kb.mul(lane16, kRowBytes), kb.mul(slot, 16));
+      auto fragment = [&](int64_t tileOffset, Value waveRow, int64_t sub) {
+        Value offset = kb.add(
+            kb.add(base, kb.idx(tileOffset + 16 * sub * kRowBytes)),
+            kb.add(kb.mul(waveRow, kRowBytes), laneOffset));
+        Value bytes = vector::LoadOp::create(b, loc, vec16i8, lds,
+                                             ValueRange{offset});
+        return vector::BitCastOp::create(b, loc, fragType, bytes);
+      };
+      SmallVector<Value> aFrag, bFrag;
+      for (int64_t i = 0; i < subM; ++i)
+        aFrag.push_back(fragment(0, kb.mul(wm, waveM), i));
+      for (int64_t j = 0; j < subN; ++j)
+        bFrag.push_back(fragment(c.tileM * kRowBytes, kb.mul(wn, waveN), j));
+      for (int64_t i = 0; i < subM; ++i)
+        for (int64_t j = 0; j < subN; ++j) {
+          Value &d = acc[i * subN + j];
+          d = amdgpu::ScaledMFMAOp::create(
+              b, loc, vec4f32, 16, 16, 128, bFrag[j], aFrag[i], d,
+              bScale[j / 2], aScale[i / 2], 2 * s + j % 2, 2 * s + i % 2);
+        }
+    }
+    SmallVector<Value> yields(acc);
+    yields.append(nextScales);
+    scf::YieldOp::create(b, loc, yields);
+  }
+
+  // Epilogue: 4 consecutive columns a lane, masked past M and N.
+  for (int64_t i = 0; i < subM; ++i)
+    for (int64_t j = 0; j < subN; ++j) {
+      Value v = loop.getResult(i * subN + j);
+      auto resultVec = VectorType::get({4}, c.resultType);
+      if (!c.resultType.isF32())
+        v = arith::TruncFOp::create(b, loc, resultVec, v);
+      auto [m, n] = accPosition(i, j);
+      if (c.n % 4 == 0) {
+        Value valid = kb.andI(kb.lt(m, c.m), kb.lt(n, c.n));
+        Value offset =
+            kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), n), c.m * c.n);
+        vector::StoreOp::create(b, loc, v, cBuf, ValueRange{offset});
+        continue;
+      }
+      for (int64_t r = 0; r < 4; ++r) {
+        Value nr = kb.add(n, r);
+        Value valid = kb.andI(kb.lt(m, c.m), kb.lt(nr, c.n));
+        Value offset =
+            kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), nr), c.m * c.n);
+        Value e = vector::ExtractOp::create(b, loc, v, r);
+        memref::StoreOp::create(b, loc, e, cBuf, ValueRange{offset});
+      }
+    }
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}

@@ -1,0 +1,278 @@
+//===- QuantizeKernel.cpp - fused Hadamard + quantize on gfx950 -----------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// One pass over a [rows, cols] source produces the row-wise quantization
+// (blocks along cols; Fprop operands) and/or the quantization of its
+// transpose (blocks along rows; the Dgrad and Wgrad operands), each with its
+// own rotation, scale rule and outputs.
+//
+// Each wave owns a 32 x 64 region. Row phase: lane l loads the 32 values of
+// row l % 32, column block l / 32 (one 128-byte read per lane for f32),
+// rotates and quantizes them in registers, and parks the raw values in LDS.
+// Column phase: lane l reads column l of the region back from LDS (64
+// consecutive words per row: conflict-free), rotates and quantizes it. The
+// source is read from global memory once; every output is written once: 16
+// bytes of FP4 a block, one canonical scale byte, and one byte of the
+// GEMM's pre-shuffled scale layout. Regions cover the shuffled layout's
+// padding too, where lanes write the neutral scale 2^0.
+//
+// A block is converted by `v_cvt_scalef32_pk_fp4_f32` (two values a
+// conversion, round to nearest even, saturating) with the block's scale
+// given as an f32 power of two; the scale byte follows docs/Semantics.md
+// (integer arithmetic on the amax encoding, as on the CPU).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "Kernels.h"
+
+#include "../MXFP4ToLinalg/Numerics.h"
+#include "../MXFP4ToLinalg/Rotation.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::gfx950;
+namespace num = mlir::mxfp4::numerics;
+
+static int64_t roundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+namespace {
+/// The rows and columns the kernel's regions cover (the source plus the
+/// shuffled layouts' padding).
+struct Cover {
+  int64_t rows, cols;
+};
+} // namespace
+
+static Cover getCover(const QuantizeConfig &c) {
+  bool shuffled = llvm::any_of(
+      c.jobs, [](const QuantizeJob &j) { return j.shuffledScales; });
+  return {roundUp(c.rows, shuffled ? 256 : 32),
+          roundUp(c.cols, shuffled ? 256 : 64)};
+}
+
+int64_t gfx950::quantizeWorkgroups(const QuantizeConfig &c) {
+  Cover cover = getCover(c);
+  int64_t regions = cover.rows / 32 * (cover.cols / 64);
+  return (regions + 3) / 4;
+}
+
+/// Quantizes one block `v` (vector<32xf32>): the packed codes
+/// (vector<16xi8>) and the scale byte (i32).
+static std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc,
+                                             Value v, ScaleRule rule) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto vecI32 = VectorType::get({32}, i32);
+  auto c = [&](int64_t x) { return num::constant(b, loc, i32, x); };
+  Value magnitude = arith::AndIOp::create(b, loc, num::bitsOf(b, loc, v),
+                                          num::constant(b, loc, vecI32,
+                                                        0x7FFFFFFF));
+  // An integer max of sign-cleared encodings orders magnitudes and puts Inf
+  // and NaN above every finite value.
+  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
+                                           magnitude);
+  Value byte = num::scaleByte(b, loc, amax, rule);
+  // The conversion takes the scale as an f32 power of two. Byte 0 (2^-127)
+  // is not a normal f32: convert 2x with 2^-126 instead (exact). A NaN
+  // block's codes are zeroed below.
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
+                                       c(0));
+  Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
+                                      c(255));
+  Value convByte = arith::SelectOp::create(
+      b, loc, isZero, c(1), arith::SelectOp::create(b, loc, isNaN, c(127), byte));
+  Value scale = num::fromBits(
+      b, loc, arith::ShLIOp::create(b, loc, convByte, c(23)));
+  Value pre = arith::SelectOp::create(b, loc, isZero,
+                                      num::constantF32(b, loc, f32, 2.0f),
+                                      num::constantF32(b, loc, f32, 1.0f));
+  Value x = arith::MulFOp::create(
+      b, loc, v, vector::BroadcastOp::create(b, loc, v.getType(), pre));
+
+  auto wordType = VectorType::get({8}, b.getType<Float4E2M1FNType>());
+  auto bytesType = VectorType::get({4}, b.getI8Type());
+  Value packed = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(VectorType::get({16}, b.getI8Type()),
+                                     b.getI8IntegerAttr(0)));
+  Value zeroWord = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0)));
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word = vector::BitCastOp::create(b, loc, wordType, zeroWord);
+    for (int64_t p = 0; p < 4; ++p) {
+      Value pair = vector::ExtractStridedSliceOp::create(
+          b, loc, x, ArrayRef<int64_t>{8 * w + 2 * p}, ArrayRef<int64_t>{2},
+          ArrayRef<int64_t>{1});
+      word = amdgpu::PackedScaledTruncOp::create(b, loc, wordType, pair, scale,
+                                                 p, word);
+    }
+    Value bytes = vector::BitCastOp::create(b, loc, bytesType, word);
+    bytes = arith::SelectOp::create(b, loc, isNaN, zeroWord, bytes);
+    packed = vector::InsertStridedSliceOp::create(b, loc, bytes, packed,
+                                                  ArrayRef<int64_t>{4 * w},
+                                                  ArrayRef<int64_t>{1});
+  }
+  return {packed, byte};
+}
+
+gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
+                                           gpu::GPUModuleOp module,
+                                           StringRef name,
+                                           const QuantizeConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), f32 = b.getF32Type(), i64 = b.getI64Type();
+  Cover cover = getCover(c);
+  int64_t regionCols = cover.cols / 64;
+  bool hasColumnJob = llvm::any_of(
+      c.jobs, [](const QuantizeJob &j) { return j.transposed; });
+
+  SmallVector<Type> args = {globalBuffer(ctx, c.rows * c.cols, c.sourceType)};
+  for (const QuantizeJob &job : c.jobs) {
+    int64_t outRows = job.transposed ? c.cols : c.rows;
+    int64_t outCols = job.transposed ? c.rows : c.cols;
+    if (job.values)
+      args.push_back(globalBuffer(ctx, outRows * outCols / 2, i8));
+    if (job.scales)
+      args.push_back(globalBuffer(ctx, outRows * outCols / 32, i8));
+    if (job.shuffledScales)
+      args.push_back(globalBuffer(
+          ctx, shuffledScaleBytes(outRows, outCols / 32), i8));
+  }
+  for (const QuantizeJob &job : c.jobs) {
+    if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
+      args.push_back(i64);
+    if (job.rotation.kind == HadamardKind::random_per_step)
+      args.push_back(i64);
+  }
+  SmallVector<Type> workgroup;
+  if (hasColumnJob)
+    workgroup.push_back(MemRefType::get(
+        {4 * 32 * 64}, f32, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, workgroup);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b, loc);
+
+  unsigned nextArg = 1;
+  struct Outputs {
+    Value values, scales, shuffled, seed, step;
+  };
+  SmallVector<Outputs> outputs(c.jobs.size());
+  for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
+    if (job.values)
+      out.values = kb.buffer(func.getArgument(nextArg++));
+    if (job.scales)
+      out.scales = kb.buffer(func.getArgument(nextArg++));
+    if (job.shuffledScales)
+      out.shuffled = kb.buffer(func.getArgument(nextArg++));
+  }
+  for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
+    if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
+      out.seed = func.getArgument(nextArg++);
+    if (job.rotation.kind == HadamardKind::random_per_step)
+      out.step = func.getArgument(nextArg++);
+  }
+  Value source = kb.buffer(func.getArgument(0));
+
+  Value tid = kb.threadId();
+  Value wave = kb.div(tid, kWaveSize), lane = kb.rem(tid, kWaveSize);
+  Value region = kb.add(kb.mul(kb.blockId(), 4), wave);
+  Value regionRow = kb.div(region, regionCols);
+  Value regionCol = kb.rem(region, regionCols);
+
+  auto vecType = [&](Type t) { return VectorType::get({32}, t); };
+  auto prepare = [&](Value v, const QuantizeJob &job, const Outputs &out) {
+    const RotationConfig &rot = job.rotation;
+    if (!rot.size)
+      return v;
+    Value signs;
+    if (rot.kind != HadamardKind::deterministic)
+      signs = buildRotationSigns(b, loc, rot.size, 32, out.seed, out.step);
+    v = rotateTiles(b, loc, v, rot.size, signs, rot.inverse);
+    // The hadamard's result is bf16: round as it would. A NaN may become an
+    // infinity here, which quantizes the same (a NaN block).
+    if (rot.roundToBF16)
+      v = num::roundToBF16InF32(b, loc, v);
+    return v;
+  };
+  // Quantizes `v` for `job` as block (row, kBlock) of its [outRows, outCols]
+  // result and writes all outputs; `valid` says the block holds data.
+  auto emitJob = [&](Value v, const QuantizeJob &job, const Outputs &out,
+                     Value row, Value kBlock, Value valid) {
+    int64_t outRows = job.transposed ? c.cols : c.rows;
+    int64_t outCols = job.transposed ? c.rows : c.cols;
+    int64_t kBlocks = outCols / 32;
+    auto [packed, byte] = quantizeBlock(b, loc, prepare(v, job, out), job.rule);
+    Value byte8 = arith::TruncIOp::create(b, loc, i8, byte);
+    if (out.values) {
+      Value offset = kb.add(kb.mul(row, outCols / 2), kb.mul(kBlock, 16));
+      vector::StoreOp::create(
+          b, loc, packed, out.values,
+          ValueRange{kb.maskedOffset(valid, offset, outRows * outCols / 2)});
+    }
+    if (out.scales) {
+      Value offset = kb.add(kb.mul(row, kBlocks), kBlock);
+      memref::StoreOp::create(
+          b, loc, byte8, out.scales,
+          ValueRange{kb.maskedOffset(valid, offset, outRows * kBlocks)});
+    }
+    if (out.shuffled) {
+      int64_t size = shuffledScaleBytes(outRows, kBlocks);
+      Value inLayout = kb.andI(kb.lt(row, roundUp(outRows, 32)),
+                               kb.lt(kBlock, roundUp(kBlocks, 8)));
+      Value neutral = arith::ConstantIntOp::create(b, loc, 127, 8);
+      memref::StoreOp::create(
+          b, loc, kb.select(valid, byte8, neutral), out.shuffled,
+          ValueRange{kb.maskedOffset(
+              inLayout, emitShuffledScaleOffset(kb, row, kBlock, kBlocks), size)});
+    }
+  };
+
+  // Row phase.
+  Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
+  Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
+  Value rowValid = kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32));
+  Value offset = kb.add(kb.mul(row, c.cols), kb.mul(colBlock, 32));
+  Value v = vector::LoadOp::create(
+      b, loc, vecType(c.sourceType), source,
+      ValueRange{kb.maskedOffset(rowValid, offset, c.rows * c.cols)});
+  if (!c.sourceType.isF32())
+    v = arith::ExtFOp::create(b, loc, vecType(f32), v);
+  for (auto [job, out] : llvm::zip(c.jobs, outputs))
+    if (!job.transposed)
+      emitJob(v, job, out, row, colBlock, rowValid);
+  if (!hasColumnJob) {
+    gpu::ReturnOp::create(b, loc);
+    return func;
+  }
+
+  // Park the raw row in this wave's 32 x 64 LDS tile, then read columns.
+  Value lds = func.getWorkgroupAttributions()[0];
+  Value waveBase = kb.mul(wave, 32 * 64);
+  Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), 64),
+                                         kb.mul(kb.div(lane, 32), 32)));
+  vector::StoreOp::create(b, loc, v, lds, ValueRange{ldsRow});
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> column;
+  for (int64_t i = 0; i < 32; ++i)
+    column.push_back(memref::LoadOp::create(
+        b, loc, lds, ValueRange{kb.add(waveBase, kb.add(lane, i * 64))}));
+  Value colVector = vector::FromElementsOp::create(b, loc, vecType(f32), column);
+  // The transpose's row is our column; its K block is our region row.
+  Value tRow = kb.add(kb.mul(regionCol, 64), lane);
+  Value tValid = kb.andI(kb.lt(tRow, c.cols), kb.lt(regionRow, c.rows / 32));
+  for (auto [job, out] : llvm::zip(c.jobs, outputs))
+    if (job.transposed)
+      emitJob(colVector, job, out, tRow, regionRow, tValid);
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}

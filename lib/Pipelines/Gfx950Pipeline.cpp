@@ -1,0 +1,64 @@
+//===- Gfx950Pipeline.cpp - the mxfp4-to-gfx950 pipelines -----------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// mxfp4 ops -> gfx950 kernels (convert-mxfp4-to-amdgpu) -> ROCDL -> code
+// objects, with the pass order verified in ../shared/research/amdgpu.md
+// section 1.8: arith-to-amdgpu before gpu-to-rocdl (which carries arith ->
+// LLVM patterns), vector-to-llvm for the 1-D strided slices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/Pipelines/Pipelines.h"
+
+#include "mxfp4/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
+                                            const Gfx950PipelineOptions &o) {
+  // Layers that read one activation get identical quantizations of it from
+  // the recipe: launch each once.
+  pm.addPass(createCSEPass());
+  ConvertMXFP4ToAMDGPUPassOptions conversion;
+  conversion.chipset = o.chipset;
+  conversion.tile = o.tile;
+  pm.addPass(createConvertMXFP4ToAMDGPUPass(conversion));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::mxfp4::buildGfx950Pipeline(OpPassManager &pm,
+                                      const Gfx950PipelineOptions &o) {
+  buildGfx950KernelPipeline(pm, o);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createArithToAMDGPUConversionPass({o.chipset}));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeF8E8M0 = expand.includeF4E2M1 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = o.chipset;
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  kernels.addPass(createConvertAMDGPUToROCDLPass({o.chipset}));
+  kernels.addPass(createConvertVectorToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  if (o.format == "mlir")
+    return;
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = o.format;
+  binary.toolkitPath = o.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
