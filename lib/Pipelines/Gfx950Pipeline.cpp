@@ -42,6 +42,11 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
 void mlir::mxfp4::buildGfx950Pipeline(OpPassManager &pm,
                                       const Gfx950PipelineOptions &o) {
   buildGfx950KernelPipeline(pm, o);
+  buildGfx950LoweringPipeline(pm, o);
+}
+
+void mlir::mxfp4::buildGfx950LoweringPipeline(OpPassManager &pm,
+                                              const Gfx950PipelineOptions &o) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createArithToAMDGPUConversionPass({o.chipset}));
   arith::ArithExpandOpsPassOptions expand;
@@ -51,6 +56,9 @@ void mlir::mxfp4::buildGfx950Pipeline(OpPassManager &pm,
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = o.chipset;
   rocdl.useBarePtrCallConv = true;
+  // Offsets fit 32 bits (buffer offsets are 32-bit anyway): half the
+  // registers and instructions of 64-bit index math.
+  rocdl.indexBitwidth = 32;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   kernels.addPass(createConvertAMDGPUToROCDLPass({o.chipset}));
   kernels.addPass(createConvertVectorToLLVMPass());

@@ -15,10 +15,16 @@
 
 #include "Commands.h"
 
+#include "mxfp4/API/Compiler.h"
+#include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/Runtime/AtomicFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -26,8 +32,9 @@ using namespace mlir::mxfp4;
 namespace cl = llvm::cl;
 
 cl::SubCommand mlir::mxfp4::compileCommand(
-    "compile", "Build the Llama training step of a preset or config and write "
-               "it as MLIR (after a recipe, if given)");
+    "compile", "Compile a .mlir file, or the Llama training step of a preset "
+               "or config, to MLIR (after a recipe, if given) or to gfx950 "
+               "code objects with a kernel report");
 static cl::OptionCategory compileCategory("compile options");
 static cl::opt<std::string> compilePreset(
     "preset",
@@ -39,27 +46,145 @@ static cl::opt<std::string> compileRecipe(
     "recipe", cl::desc("MXFP4 recipe to apply (docs/Recipes.md)"),
     cl::value_desc("recipe"), cl::sub(compileCommand),
     cl::cat(compileCategory));
+static cl::opt<std::string> compileFile(
+    cl::Positional, cl::Optional,
+    cl::desc("[<file.mlir>] (default: the Llama step of --preset)"),
+    cl::sub(compileCommand), cl::cat(compileCategory));
+enum class CompileTarget { mlir, gfx950 };
+static cl::opt<CompileTarget> compileTarget(
+    "target", cl::desc("What to produce"),
+    cl::values(clEnumValN(CompileTarget::mlir, "mlir",
+                          "the MLIR of the program (default)"),
+               clEnumValN(CompileTarget::gfx950, "gfx950",
+                          "gfx950 (MI350X/MI355X) code objects, assembly, "
+                          "kernel IR and a kernel report")),
+    cl::init(CompileTarget::mlir), cl::sub(compileCommand),
+    cl::cat(compileCategory));
+static cl::opt<std::string> compileOutDir(
+    "out-dir",
+    cl::desc("gfx950: write kernels.hsaco, kernels.s and kernels.mlir here"),
+    cl::value_desc("dir"), cl::sub(compileCommand), cl::cat(compileCategory));
+static cl::opt<std::string> compileReport(
+    "report",
+    cl::desc("gfx950: write the kernel report as JSON ('-' for stdout)"),
+    cl::value_desc("file.json"), cl::sub(compileCommand),
+    cl::cat(compileCategory));
+static cl::opt<std::string> compileAssembly(
+    "assembly", cl::desc("gfx950: write the kernels' assembly ('-' for stdout)"),
+    cl::value_desc("file.s"), cl::sub(compileCommand),
+    cl::cat(compileCategory));
+static cl::opt<int64_t> compileTile(
+    "tile",
+    cl::desc("gfx950 GEMM workgroup tile (64, 128, 256; default: per shape)"),
+    cl::init(0), cl::sub(compileCommand), cl::cat(compileCategory));
 static cl::opt<std::string> compileOutput("o", cl::desc("Output file"),
                                           cl::value_desc("file"),
                                           cl::init("-"),
                                           cl::sub(compileCommand),
                                           cl::cat(compileCategory));
 
+/// Writes `contents` to `path` ("-": stdout), whole or not at all.
+static llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents) {
+  if (path == "-") {
+    llvm::outs() << contents;
+    return llvm::Error::success();
+  }
+  return writeFileAtomically(path, contents);
+}
+
+static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
+  auto fail = reportError;
+  Gfx950CompileOptions options;
+  options.tile = compileTile;
+  // The file's own recipe is applied by the caller for presets.
+  if (!compileFile.empty())
+    options.recipe = compileRecipe;
+  llvm::Expected<Gfx950Artifact> artifact =
+      mlir::mxfp4::compileForGfx950(source, name, options);
+  if (!artifact)
+    return fail(artifact.takeError());
+  if (!compileOutDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
+      return fail(llvm::createStringError("cannot create '" + compileOutDir +
+                                          "': " + ec.message()));
+    auto path = [&](llvm::StringRef file) {
+      llvm::SmallString<256> p(compileOutDir);
+      llvm::sys::path::append(p, file);
+      return std::string(p);
+    };
+    llvm::StringRef object(
+        reinterpret_cast<const char *>(artifact->codeObject.data()),
+        artifact->codeObject.size());
+    for (auto [file, contents] :
+         {std::pair<std::string, llvm::StringRef>{"kernels.hsaco", object},
+          {"kernels.s", artifact->assembly},
+          {"kernels.mlir", artifact->kernelIR}})
+      if (llvm::Error error = writeOutput(path(file), contents))
+        return fail(std::move(error));
+  }
+  if (!compileAssembly.empty())
+    if (llvm::Error error = writeOutput(compileAssembly, artifact->assembly))
+      return fail(std::move(error));
+  if (!compileReport.empty()) {
+    llvm::Expected<std::string> json = formatGfx950ReportJSON(*artifact);
+    if (!json)
+      return fail(json.takeError());
+    if (llvm::Error error = writeOutput(compileReport, *json))
+      return fail(std::move(error));
+  }
+  if (compileReport != "-" && compileAssembly != "-") {
+    llvm::Expected<std::string> table = formatGfx950ReportTable(*artifact);
+    if (!table)
+      return fail(table.takeError());
+    llvm::outs() << *table
+                 << llvm::format("compiled %zu kernels (%zu bytes of code "
+                                 "object) in %.2f s\n",
+                                 artifact->kernels.size(),
+                                 artifact->codeObject.size(),
+                                 artifact->compileSeconds);
+  }
+  return 0;
+}
+
 int mlir::mxfp4::runCompileCommand() {
   auto fail = reportError;
-  llvm::Expected<LlamaConfig> config = loadLlamaConfig(compilePreset);
-  if (!config)
-    return fail(config.takeError());
-  llvm::Expected<LlamaStepSource> source =
-      buildLlamaStepSource(*config, compileRecipe);
-  if (!source)
-    return fail(source.takeError());
+  std::string text, name;
+  if (!compileFile.empty()) {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(compileFile);
+    if (!buffer)
+      return fail(llvm::createStringError("cannot read '" + compileFile +
+                                          "': " +
+                                          buffer.getError().message()));
+    text = (*buffer)->getBuffer().str();
+    name = compileFile;
+    if (compileTarget == CompileTarget::mlir && !compileRecipe.empty()) {
+      llvm::Expected<std::string> rewritten = runPipeline(
+          text, "func.func(mxfp4-apply-recipe{recipe=" + compileRecipe +
+                    "},mxfp4-check-rotations)",
+          name);
+      if (!rewritten)
+        return fail(rewritten.takeError());
+      text = *rewritten;
+    }
+  } else {
+    llvm::Expected<LlamaConfig> config = loadLlamaConfig(compilePreset);
+    if (!config)
+      return fail(config.takeError());
+    llvm::Expected<LlamaStepSource> source =
+        buildLlamaStepSource(*config, compileRecipe);
+    if (!source)
+      return fail(source.takeError());
+    text = std::move(source->text);
+    name = "<" + compilePreset + " training step>";
+  }
+  if (compileTarget == CompileTarget::gfx950)
+    return runGfx950Compile(text, name);
   std::error_code ec;
   llvm::ToolOutputFile out(compileOutput, ec, llvm::sys::fs::OF_None);
   if (ec)
     return fail(llvm::createStringError("cannot write '" + compileOutput +
                                         "': " + ec.message()));
-  out.os() << source->text;
+  out.os() << text;
   out.keep();
   return 0;
 }

@@ -17,12 +17,14 @@
 #include "Commands.h"
 
 #include "mxfp4/API/CpuRunner.h"
+#include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/Runtime/ArrayPrinter.h"
 #include "mxfp4/Runtime/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -83,6 +85,22 @@ static cl::opt<std::string> execRecipe(
     cl::desc("Apply an MXFP4 recipe (a preset such as fp4-all-dht16, or "
              "settings; docs/Recipes.md) before compiling"),
     cl::value_desc("recipe"), cl::sub(execCommand), cl::cat(execCategory));
+enum class ExecTarget { cpu, gfx950, gfx950Emulator };
+static cl::opt<ExecTarget> execTarget(
+    "target", cl::desc("Where to run"),
+    cl::values(
+        clEnumValN(ExecTarget::cpu, "cpu", "JIT-compiled for the host (default)"),
+        clEnumValN(ExecTarget::gfx950, "gfx950",
+                   "gfx950 kernels on an MI350X/MI355X through HIP "
+                   "(libamdhip64.so of ROCm >= 7.0, loaded at run time)"),
+        clEnumValN(ExecTarget::gfx950Emulator, "gfx950-emulator",
+                   "gfx950 kernels executed lane by lane on the host (their "
+                   "own IR: index math, LDS, lane layouts, scales)")),
+    cl::init(ExecTarget::cpu), cl::sub(execCommand), cl::cat(execCategory));
+static cl::opt<int64_t> execTile(
+    "tile", cl::desc("gfx950 GEMM workgroup tile (64, 128, 256; default: per "
+                     "shape)"),
+    cl::init(0), cl::sub(execCommand), cl::cat(execCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
@@ -167,13 +185,13 @@ static int fail(llvm::Error error) {
 
 /// Returns the function to run: --function, or the module's only public one.
 static llvm::Expected<const FunctionSignature *>
-chooseFunction(const CpuModule &module) {
-  llvm::ArrayRef<FunctionSignature> functions = module.getFunctions();
+chooseFunction(llvm::ArrayRef<FunctionSignature> functions) {
   llvm::StringRef name = llvm::StringRef(execFunction).ltrim('@');
   std::string problem;
   if (!name.empty()) {
-    if (const FunctionSignature *function = module.lookupFunction(name))
-      return function;
+    for (const FunctionSignature &function : functions)
+      if (function.name == name)
+        return &function;
     problem = "no public function @" + name.str() + " in '" + execFile + "'";
   } else if (functions.size() == 1) {
     return &functions.front();
@@ -226,13 +244,35 @@ static int runExec() {
     outputPaths.push_back(path);
   }
 
-  llvm::Expected<std::unique_ptr<CpuModule>> module =
-      CpuModule::fromFile(execFile,
-                          CpuCompileOptions{execMatmulKernel, execRecipe,
-                                            execParallel});
-  if (!module)
-    return fail(module.takeError());
-  llvm::Expected<const FunctionSignature *> chosen = chooseFunction(**module);
+  std::unique_ptr<CpuModule> cpu;
+  std::unique_ptr<Gfx950Module> gpu;
+  if (execTarget == ExecTarget::cpu) {
+    llvm::Expected<std::unique_ptr<CpuModule>> module =
+        CpuModule::fromFile(execFile,
+                            CpuCompileOptions{execMatmulKernel, execRecipe,
+                                              execParallel});
+    if (!module)
+      return fail(module.takeError());
+    cpu = std::move(*module);
+  } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(execFile);
+    if (!buffer)
+      return fail("cannot read '" + execFile +
+                  "': " + buffer.getError().message());
+    Gfx950CompileOptions options;
+    options.tile = execTile;
+    options.recipe = execRecipe;
+    llvm::Expected<std::unique_ptr<Gfx950Module>> module =
+        Gfx950Module::fromSource(
+            (*buffer)->getBuffer(), execFile, options,
+            execTarget == ExecTarget::gfx950 ? Gfx950Backend::hip
+                                             : Gfx950Backend::emulator);
+    if (!module)
+      return fail(module.takeError());
+    gpu = std::move(*module);
+  }
+  llvm::Expected<const FunctionSignature *> chosen =
+      chooseFunction(cpu ? cpu->getFunctions() : gpu->getFunctions());
   if (!chosen)
     return fail(chosen.takeError());
   const FunctionSignature *function = *chosen;
@@ -245,7 +285,8 @@ static int runExec() {
   if (!arguments)
     return fail(arguments.takeError());
   llvm::Expected<llvm::SmallVector<HostArray>> results =
-      (*module)->invoke(function->name, *arguments);
+      cpu ? cpu->invoke(function->name, *arguments)
+          : gpu->invoke(function->name, *arguments);
   if (!results)
     return fail(results.takeError());
 

@@ -69,6 +69,11 @@ void buildCpuPipeline(OpPassManager &pm,
 void buildGfx950KernelPipeline(OpPassManager &pm,
                                const Gfx950PipelineOptions &options = {});
 
+/// The kernels of a module after buildGfx950KernelPipeline to ROCDL and code
+/// objects (`format`).
+void buildGfx950LoweringPipeline(OpPassManager &pm,
+                                 const Gfx950PipelineOptions &options = {});
+
 /// The kernel pipeline, then ROCDL and code objects (`format`).
 void buildGfx950Pipeline(OpPassManager &pm,
                          const Gfx950PipelineOptions &options = {});

@@ -130,9 +130,10 @@ LogicalResult FunctionConverter::check() {
       return func.emitError()
              << "gfx950: results must be tensors of static shape, got " << t;
   }
-  WalkResult result = func.walk([&](Operation *op) -> WalkResult {
-    if (op == func.getOperation())
-      return WalkResult::advance();
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("gfx950: the function body must be one block");
+  // The top-level ops: a transpose's body is its own business.
+  auto checkOp = [&](Operation *op) -> WalkResult {
     if (auto q = dyn_cast<QuantizeOp>(op)) {
       auto type = cast<RankedTensorType>(q.getInput().getType());
       if (!type.hasStaticShape())
@@ -188,16 +189,18 @@ LogicalResult FunctionConverter::check() {
     }
     if (isa<tensor::EmptyOp, func::ReturnOp>(op))
       return WalkResult::advance();
-    if (auto c = dyn_cast<arith::ConstantOp>(op);
-        c && c.getType().isIntOrIndex())
+    if (isa<arith::ConstantOp>(op))
       return WalkResult::advance();
     return op->emitError()
            << "gfx950: '" << op->getName()
            << "' has no gfx950 lowering; this conversion lowers "
               "mxfp4.quantize/dequantize/scaled_matmul with the "
               "mxfp4.hadamard and linalg.transpose that feed them";
-  });
-  return failure(result.wasInterrupted());
+  };
+  for (Operation &op : func.getBody().front())
+    if (checkOp(&op).wasInterrupted())
+      return failure();
+  return success();
 }
 
 FailureOr<QuantizeSource> FunctionConverter::analyze(QuantizeOp op) {
@@ -489,7 +492,8 @@ LogicalResult FunctionConverter::run() {
       result = emitScaledMatmul(mm);
     } else if (auto d = dyn_cast<DequantizeOp>(&op)) {
       result = emitDequantize(d);
-    } else if (auto c = dyn_cast<arith::ConstantOp>(&op)) {
+    } else if (auto c = dyn_cast<arith::ConstantOp>(&op);
+               c && c.getType().isIntOrIndex()) {
       Operation *clone = b.clone(op);
       device[c.getResult()] = {clone->getResult(0), {}};
     } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
@@ -528,7 +532,7 @@ struct ConvertMXFP4ToAMDGPUPass
     if (tile != 0 && tile != 64 && tile != 128 && tile != 256) {
       module.emitError() << "convert-mxfp4-to-amdgpu: tile must be 64, 128 "
                             "or 256, got "
-                         << tile;
+                         << static_cast<int64_t>(tile);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;

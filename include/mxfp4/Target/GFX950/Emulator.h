@@ -1,0 +1,95 @@
+//===- Emulator.h - run gfx950 kernels on the host, lane by lane -*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// An SIMT interpreter for the kernels the gfx950 generators emit, so they
+// can be verified without an MI355X. It executes the kernel IR itself (after
+// `convert-arith-to-amdgpu{chipset=gfx950}` + canonicalize/cse, before any
+// ROCDL/LLVM lowering): its index math, LDS staging, lane layouts and scale
+// selection, so a wrong lane mapping gives wrong numbers.
+//
+// Model:
+//  * The host function is interpreted op by op: func.return, arith.constant,
+//    memref.alloc (filled with the poison byte 0xCD, since hardware does not
+//    zero memory), memref.dealloc, memref.memory_space_cast (a view) and
+//    gpu.launch_func; anything else is a located error.
+//  * Each `gpu.func` is translated once into a flat program with value slots.
+//    Workgroups run in order of block x, then y, then z; inside a workgroup
+//    all threads run in lockstep op by op (each value is an array over the
+//    threads), so barriers need no scheduling. Linear thread id =
+//    x + y*bx + z*bx*by, wave = id / 64, lane = id % 64. Divergent scf.if /
+//    scf.for run their regions with a per-thread active mask.
+//  * Workgroup attributions (LDS) are poison-filled (0xCD) per workgroup.
+//  * Out-of-bounds accesses to global or LDS memrefs are errors naming the op,
+//    workgroup, thread and byte offset. On `fat_raw_buffer_cast` memrefs
+//    (bounds-checked buffer loads) each element past the valid byte range
+//    (`validBytes`, else the source memref's size) loads 0 and stores are
+//    dropped; with boundsCheck(false) they are checked like global memory.
+//  * amdgpu.scaled_mfma (FP4 x FP4 only) gathers the 64 lanes' registers
+//    through LaneLayout.h and computes, for each D element,
+//      D = C + c_0 + c_1 + ... (K blocks of 32 in increasing K order, each an
+//      f32 add with round-to-nearest-even), c_b = (exact sum of the block's
+//      32 E2M1 products) * 2^(sA-127) * 2^(sB-127) rounded once to f32.
+//    A scale byte 255 gives NaN. Hardware's internal summation order is not
+//    documented; this order is the emulator's model. f32 denormals are kept.
+//  * amdgpu.packed_scaled_trunc to FP4: E2M1(x / 2^(e-127)) with e the
+//    exponent field of the f32 scale (e = 0 means 2^-127, e = 255 is treated
+//    like a NaN scale), round to nearest even, saturate to +-6, sign kept
+//    (a negative that rounds to 0 gives code 8, -0); NaN inputs give code
+//    7 | sign. amdgpu.scaled_ext_packed from FP4: value * 2^(e-127).
+//    Omitted `existing` operands ("undef") read as zeros.
+//  * arith.extf f8E8M0FNU: 2^(e-127) (byte 0 = 2^-127, 255 = NaN). Note that
+//    upstream `arith-expand` lowers byte 0 to +0.0, so kernels must never
+//    depend on byte 0. arith.truncf to f8E8M0FNU takes the exponent field
+//    (floor(log2|x|), Inf/NaN -> 255) like `arith-expand` does. arith.truncf
+//    to f4E2M1FN is rejected: upstream lowers it with round-half-up, so
+//    kernels must use the scaling ops (which become packed_scaled_trunc).
+//  * Float arithmetic rounds to nearest even; vector.reduction of floats
+//    accumulates in element order (as LLVM's ordered reductions do).
+//  * gpu.barrier, amdgpu.lds_barrier and the wave-level ops (scaled_mfma,
+//    gather_to_lds) executed by only part of a workgroup (barriers) or part
+//    of a wave (wave-level ops) are errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_TARGET_GFX950_EMULATOR_H
+#define MXFP4_TARGET_GFX950_EMULATOR_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mlir::mxfp4::gfx950 {
+
+/// One argument or result of the host function: the raw little-endian bytes
+/// of a memref (exactly its static size) or of a scalar (its natural width:
+/// i32/f32 4 bytes, i64/index 8 bytes, i8 1 byte ...).
+using EmulatorBuffer = std::vector<uint8_t>;
+
+/// Counters of one emulate() call.
+struct EmulatorStats {
+  int64_t launches = 0;
+  int64_t workgroups = 0;
+  /// Wave-level MFMA instructions executed.
+  int64_t mfmas = 0;
+};
+
+/// Runs host function `function` of `module` (a `gpu.container_module`),
+/// interpreting every `gpu.launch_func`'d `gpu.func` on the host, and returns
+/// the bytes of each returned value. Errors (unsupported ops, out-of-bounds
+/// accesses, bad arguments) name the location of the offending op.
+llvm::Expected<std::vector<EmulatorBuffer>>
+emulate(ModuleOp module, llvm::StringRef function,
+        llvm::ArrayRef<EmulatorBuffer> arguments,
+        EmulatorStats *stats = nullptr);
+
+} // namespace mlir::mxfp4::gfx950
+
+#endif // MXFP4_TARGET_GFX950_EMULATOR_H

@@ -1,0 +1,322 @@
+//===- Emulator.cpp - run gfx950 kernels on the host ----------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The host side of the emulator: interprets the host function (allocations,
+// casts, launches) and hands each gpu.launch_func to the kernel executor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmulatorImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4::gfx950;
+using namespace mlir::mxfp4::gfx950::emu;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+std::string emu::formatLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+llvm::Error emu::makeError(Location loc, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 formatLocation(loc) +
+                                     ": gfx950 emulator: " + message);
+}
+
+llvm::Error emu::opError(Operation *op, const llvm::Twine &message) {
+  return makeError(op->getLoc(),
+                   "'" + op->getName().getStringRef() + "': " + message);
+}
+
+//===----------------------------------------------------------------------===//
+// Host interpreter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A host SSA value: a memref (a whole buffer) or scalar bits.
+struct HostValue {
+  Buffer *buffer = nullptr;
+  uint64_t bits = 0;
+};
+
+/// Returns the byte size of a scalar of `type`, or 0 if unsupported.
+static int64_t getScalarBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  if (type.isIntOrFloat() && type.getIntOrFloatBitWidth() <= 64)
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return 0;
+}
+
+/// Returns the byte size of the static identity-layout memref `type`, or an
+/// error.
+static llvm::Expected<int64_t> getMemRefBytes(MemRefType type, Location loc) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return makeError(loc, "unsupported memref type " +
+                              llvm::Twine(printed(Type(type))) +
+                              " (needs a static shape and identity layout)");
+  int64_t elemBytes = getScalarBytes(type.getElementType());
+  if (elemBytes == 0 || (type.getElementType().isIntOrFloat() &&
+                         type.getElementType().getIntOrFloatBitWidth() % 8 &&
+                         type.getElementType().getIntOrFloatBitWidth() != 1))
+    return makeError(loc, "unsupported memref element type in " +
+                              llvm::Twine(printed(Type(type))));
+  return type.getNumElements() * elemBytes;
+}
+
+class HostRunner {
+public:
+  HostRunner(ModuleOp module, EmulatorStats &stats)
+      : module(module), stats(stats) {}
+
+  llvm::Expected<std::vector<EmulatorBuffer>>
+  run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments);
+
+private:
+  Buffer *newBuffer(int64_t bytes, llvm::StringRef name) {
+    buffers.push_back(std::make_unique<Buffer>());
+    Buffer *buffer = buffers.back().get();
+    // Hardware does not zero new memory: poison it.
+    buffer->bytes.assign(bytes, 0xCD);
+    buffer->name = name.str();
+    return buffer;
+  }
+  llvm::Error launch(gpu::LaunchFuncOp launch);
+  llvm::Expected<const Program *> getProgram(gpu::GPUFuncOp func);
+
+  ModuleOp module;
+  EmulatorStats &stats;
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  llvm::DenseMap<Value, HostValue> env;
+  llvm::DenseMap<Operation *, std::unique_ptr<Program>> programs;
+};
+
+} // namespace
+
+llvm::Expected<const Program *> HostRunner::getProgram(gpu::GPUFuncOp func) {
+  auto it = programs.find(func);
+  if (it != programs.end())
+    return it->second.get();
+  llvm::Expected<std::unique_ptr<Program>> program = compileKernel(func);
+  if (!program)
+    return program.takeError();
+  const Program *result = program->get();
+  programs[func] = std::move(*program);
+  return result;
+}
+
+llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
+  if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken() ||
+      launch.getAsyncObject())
+    return opError(launch, "asynchronous launches are not supported");
+  if (launch.hasClusterSize())
+    return opError(launch, "cluster launches are not supported");
+  if (launch.getDynamicSharedMemorySize())
+    return opError(launch, "dynamic shared memory is not supported");
+  auto func = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      launch, launch.getKernel());
+  if (!func)
+    return opError(launch, "kernel " +
+                               llvm::Twine(printed(launch.getKernel())) +
+                               " is not a gpu.func");
+  if (!func.isKernel())
+    return opError(launch, "'" + func.getName() + "' is not a kernel");
+
+  int64_t grid[3], block[3];
+  Value sizes[6] = {launch.getGridSizeX(),  launch.getGridSizeY(),
+                    launch.getGridSizeZ(),  launch.getBlockSizeX(),
+                    launch.getBlockSizeY(), launch.getBlockSizeZ()};
+  for (int i = 0; i < 6; ++i) {
+    int64_t v = static_cast<int64_t>(env.lookup(sizes[i]).bits);
+    if (auto intType = dyn_cast<IntegerType>(sizes[i].getType()))
+      v = signExtend(static_cast<uint64_t>(v), intType.getWidth());
+    if (v <= 0 || v > (int64_t(1) << 31))
+      return opError(launch, "invalid " +
+                                 llvm::Twine(i < 3 ? "grid" : "block") +
+                                 " size " + llvm::Twine(v));
+    (i < 3 ? grid[i] : block[i - 3]) = v;
+  }
+  int64_t threads = block[0] * block[1] * block[2];
+  if (threads > 1024)
+    return opError(launch, "workgroup of " + llvm::Twine(threads) +
+                               " threads exceeds gfx950's 1024");
+  if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize()) {
+    for (int d = 0; d < 3; ++d)
+      if ((*known)[d] != block[d])
+        return opError(launch, "block size (" + llvm::Twine(block[0]) + ", " +
+                                   llvm::Twine(block[1]) + ", " +
+                                   llvm::Twine(block[2]) +
+                                   ") does not match the kernel's "
+                                   "known_block_size");
+  }
+
+  ValueRange operands = launch.getKernelOperands();
+  ArrayRef<Type> argTypes = func.getArgumentTypes();
+  if (operands.size() != argTypes.size())
+    return opError(launch, "passes " + llvm::Twine(operands.size()) +
+                               " arguments to a kernel taking " +
+                               llvm::Twine(argTypes.size()));
+  llvm::Expected<const Program *> program = getProgram(func);
+  if (!program)
+    return program.takeError();
+  std::vector<KernelArg> args;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].getType() != argTypes[i])
+      return opError(launch, "argument " + llvm::Twine(i) + " has type " +
+                                 printed(operands[i].getType()) +
+                                 " but the kernel expects " +
+                                 printed(argTypes[i]));
+    HostValue value = env.lookup(operands[i]);
+    KernelArg arg;
+    if (isa<MemRefType>(argTypes[i])) {
+      if (value.buffer->freed)
+        return opError(launch, "argument " + llvm::Twine(i) +
+                                   " was deallocated");
+      arg.isMemRef = true;
+      arg.view.buffer = value.buffer;
+      arg.view.sizeBytes = static_cast<int64_t>(value.buffer->bytes.size());
+    } else {
+      arg.bits = value.bits;
+    }
+    args.push_back(arg);
+  }
+  ++stats.launches;
+  return runKernel(**program, args, grid, block, stats);
+}
+
+llvm::Expected<std::vector<EmulatorBuffer>>
+HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal())
+    return makeError(module.getLoc(),
+                     "no host function '" + function + "' with a body");
+  Block &body = func.getBody().front();
+  if (!func.getBody().hasOneBlock())
+    return opError(func, "host functions must have a single block");
+  if (arguments.size() != body.getNumArguments())
+    return opError(func, "expects " + llvm::Twine(body.getNumArguments()) +
+                             " arguments, got " +
+                             llvm::Twine(arguments.size()));
+  for (auto [index, arg] : llvm::enumerate(body.getArguments())) {
+    const EmulatorBuffer &bytes = arguments[index];
+    if (auto memrefType = dyn_cast<MemRefType>(arg.getType())) {
+      llvm::Expected<int64_t> size = getMemRefBytes(memrefType, func.getLoc());
+      if (!size)
+        return size.takeError();
+      if (static_cast<int64_t>(bytes.size()) != *size)
+        return opError(func, "argument " + llvm::Twine(index) + " of type " +
+                                 printed(arg.getType()) + " needs " +
+                                 llvm::Twine(*size) + " bytes, got " +
+                                 llvm::Twine(bytes.size()));
+      Buffer *buffer = newBuffer(*size, "argument " + std::to_string(index));
+      buffer->bytes = bytes;
+      env[arg] = {buffer, 0};
+      continue;
+    }
+    int64_t size = getScalarBytes(arg.getType());
+    if (size == 0)
+      return opError(func, "argument " + llvm::Twine(index) +
+                               " has unsupported type " +
+                               printed(arg.getType()));
+    if (static_cast<int64_t>(bytes.size()) != size)
+      return opError(func, "argument " + llvm::Twine(index) + " of type " +
+                               printed(arg.getType()) + " needs " +
+                               llvm::Twine(size) + " bytes, got " +
+                               llvm::Twine(bytes.size()));
+    uint64_t bits = 0;
+    for (int64_t b = 0; b < size; ++b)
+      bits |= static_cast<uint64_t>(bytes[b]) << (8 * b);
+    env[arg] = {nullptr, bits};
+  }
+
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      std::vector<EmulatorBuffer> results;
+      for (Value operand : ret.getOperands()) {
+        HostValue value = env.lookup(operand);
+        if (isa<MemRefType>(operand.getType())) {
+          if (value.buffer->freed)
+            return opError(&op, "returns a deallocated memref");
+          results.push_back(value.buffer->bytes);
+          continue;
+        }
+        int64_t size = getScalarBytes(operand.getType());
+        EmulatorBuffer bytes(size);
+        for (int64_t b = 0; b < size; ++b)
+          bytes[b] = static_cast<uint8_t>(value.bits >> (8 * b));
+        results.push_back(std::move(bytes));
+      }
+      return results;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      uint64_t bits;
+      if (auto intAttr = dyn_cast<IntegerAttr>(constant.getValue()))
+        bits = intAttr.getValue().getZExtValue();
+      else if (auto floatAttr = dyn_cast<FloatAttr>(constant.getValue()))
+        bits = floatAttr.getValue().bitcastToAPInt().getZExtValue();
+      else
+        return opError(&op, "only scalar host constants are supported");
+      env[constant.getResult()] = {nullptr, bits};
+      continue;
+    }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      llvm::Expected<int64_t> size =
+          getMemRefBytes(alloc.getType(), alloc.getLoc());
+      if (!size)
+        return size.takeError();
+      env[alloc.getResult()] = {newBuffer(*size, "memref.alloc"), 0};
+      continue;
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      HostValue value = env.lookup(dealloc.getMemref());
+      if (value.buffer->freed)
+        return opError(&op, "double deallocation");
+      value.buffer->freed = true;
+      continue;
+    }
+    if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
+      env[cast.getResult()] = env.lookup(cast.getSource());
+      continue;
+    }
+    if (auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      if (llvm::Error error = launch(launchOp))
+        return std::move(error);
+      continue;
+    }
+    return makeError(op.getLoc(), "unsupported host op '" +
+                                      op.getName().getStringRef() + "'");
+  }
+  return opError(func, "host function has no func.return");
+}
+
+llvm::Expected<std::vector<EmulatorBuffer>>
+mlir::mxfp4::gfx950::emulate(ModuleOp module, llvm::StringRef function,
+                             llvm::ArrayRef<EmulatorBuffer> arguments,
+                             EmulatorStats *stats) {
+  EmulatorStats local;
+  HostRunner runner(module, stats ? *stats : local);
+  return runner.run(function, arguments);
+}
