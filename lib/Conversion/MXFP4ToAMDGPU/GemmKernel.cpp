@@ -263,18 +263,6 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
                                         IntegerAttr(), IntegerAttr(),
                                         IntegerAttr(), IntegerAttr());
     gpu::BarrierOp::create(b, loc);
-    Value next = kb.add(step, 1);
-    Value hasNext = kb.lt(next, kSteps);
-    auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      copyStep(next);
-    }
-    // Next step's scales (the last step reloads its own: no branch).
-    SmallVector<Value> nextScales;
-    loadStepScales(kb.min(next, kb.idx(kSteps - 1)), nextScales);
-
     auto scaleType = VectorType::get({4}, b.getType<Float8E8M0FNUType>());
     SmallVector<Value> aScale, bScale;
     for (int64_t p = 0; p < subM / 2; ++p)
@@ -284,10 +272,13 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
       bScale.push_back(vector::BitCastOp::create(
           b, loc, scaleType, carried[numAcc + subM / 2 + p]));
 
+    // Every fragment of this step is read from LDS before the next step's
+    // copy is issued: the hardware cannot tell the two stages apart, so a
+    // read after the copy would wait for the copy to land.
     Value base = stageBase(step);
     auto fragType = VectorType::get({32}, b.getType<Float4E2M1FNType>());
     auto vec16i8 = VectorType::get({16}, i8);
-    SmallVector<Value> acc(carried.begin(), carried.begin() + numAcc);
+    SmallVector<SmallVector<Value>, 2> aFrag(2), bFrag(2);
     for (int64_t s = 0; s < 2; ++s) {
       // Lane l reads K chunk 4 s + l / 16 of row l % 16 of each subtile.
       Value chunk = kb.add(laneGroup, kb.idx(4 * s));
@@ -301,19 +292,34 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
                                              ValueRange{offset});
         return vector::BitCastOp::create(b, loc, fragType, bytes);
       };
-      SmallVector<Value> aFrag, bFrag;
       for (int64_t i = 0; i < subM; ++i)
-        aFrag.push_back(fragment(0, kb.mul(wm, waveM), i));
+        aFrag[s].push_back(fragment(0, kb.mul(wm, waveM), i));
       for (int64_t j = 0; j < subN; ++j)
-        bFrag.push_back(fragment(c.tileM * kRowBytes, kb.mul(wn, waveN), j));
+        bFrag[s].push_back(
+            fragment(c.tileM * kRowBytes, kb.mul(wn, waveN), j));
+    }
+
+    Value next = kb.add(step, 1);
+    Value hasNext = kb.lt(next, kSteps);
+    auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      copyStep(next);
+    }
+    // Next step's scales (the last step reloads its own: no branch).
+    SmallVector<Value> nextScales;
+    loadStepScales(kb.min(next, kb.idx(kSteps - 1)), nextScales);
+
+    SmallVector<Value> acc(carried.begin(), carried.begin() + numAcc);
+    for (int64_t s = 0; s < 2; ++s)
       for (int64_t i = 0; i < subM; ++i)
         for (int64_t j = 0; j < subN; ++j) {
           Value &d = acc[i * subN + j];
           d = amdgpu::ScaledMFMAOp::create(
-              b, loc, vec4f32, 16, 16, 128, bFrag[j], aFrag[i], d,
+              b, loc, vec4f32, 16, 16, 128, bFrag[s][j], aFrag[s][i], d,
               bScale[j / 2], aScale[i / 2], 2 * s + j % 2, 2 * s + i % 2);
         }
-    }
     SmallVector<Value> yields(acc);
     yields.append(nextScales);
     scf::YieldOp::create(b, loc, yields);
