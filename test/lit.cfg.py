@@ -36,6 +36,19 @@ try:
 except Exception:
     pass
 
+# An MI350X/MI355X for the gfx950 hardware suite.
+if os.environ.get("MXFP4_GFX950") == "1":
+    config.available_features.add("gfx950")
+else:
+    try:
+        import shutil as _shutil
+        if _shutil.which("rocminfo") and "gfx950" in subprocess.run(
+                ["rocminfo"], capture_output=True, text=True,
+                timeout=60).stdout:
+            config.available_features.add("gfx950")
+    except Exception:
+        pass
+
 # The Python package, where the build made it.
 python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
 llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)

@@ -144,6 +144,7 @@ lowerToKernels(CompileSession &session, llvm::StringRef source,
   PassManager pm(&session.context);
   Gfx950PipelineOptions pipeline;
   pipeline.tile = options.tile;
+  pipeline.testMutation = options.testMutation;
   buildGfx950KernelPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return diagnosticsError("cannot lower '" + name + "' for gfx950",

@@ -34,6 +34,7 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   ConvertMXFP4ToAMDGPUPassOptions conversion;
   conversion.chipset = o.chipset;
   conversion.tile = o.tile;
+  conversion.testMutation = o.testMutation;
   pm.addPass(createConvertMXFP4ToAMDGPUPass(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -101,6 +101,11 @@ static cl::opt<int64_t> execTile(
     "tile", cl::desc("gfx950 GEMM workgroup tile (64, 128, 256; default: per "
                      "shape)"),
     cl::init(0), cl::sub(execCommand), cl::cat(execCategory));
+static cl::opt<std::string> execTestMutation(
+    "gfx950-test-mutation",
+    cl::desc("Tests only: plant a bug in the gfx950 GEMM (lds-swizzle, "
+             "scale-byte, fragment-row)"),
+    cl::Hidden, cl::sub(execCommand), cl::cat(execCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
@@ -262,6 +267,7 @@ static int runExec() {
     Gfx950CompileOptions options;
     options.tile = execTile;
     options.recipe = execRecipe;
+    options.testMutation = execTestMutation;
     llvm::Expected<std::unique_ptr<Gfx950Module>> module =
         Gfx950Module::fromSource(
             (*buffer)->getBuffer(), execFile, options,

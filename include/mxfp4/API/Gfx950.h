@@ -31,6 +31,9 @@ namespace mlir::mxfp4 {
 struct Gfx950CompileOptions {
   /// GEMM workgroup tile (64, 128 or 256); 0 picks per shape.
   int64_t tile = 0;
+  /// Tests only: a bug planted in the GEMM kernels (see
+  /// convert-mxfp4-to-amdgpu's test-mutation).
+  std::string testMutation;
   /// A recipe applied (and its rotations checked) before lowering.
   std::string recipe;
   /// Build the code object and the per-kernel assembly (for launches and

@@ -153,7 +153,10 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
     Option<"chipset", "chipset", "std::string", /*default=*/"\"gfx950\"",
            "Target chip (only gfx950 has MXFP4 scaled MFMAs)">,
     Option<"tile", "tile", "int64_t", /*default=*/"0",
-           "GEMM workgroup tile (64, 128 or 256); 0 picks per shape">
+           "GEMM workgroup tile (64, 128 or 256); 0 picks per shape">,
+    Option<"testMutation", "test-mutation", "std::string", /*default=*/"",
+           "Tests only: plant a bug in the GEMM (lds-swizzle, scale-byte, "
+           "fragment-row) to show that emulation catches it">
   ];
 }
 

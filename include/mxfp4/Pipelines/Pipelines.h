@@ -36,6 +36,10 @@ struct Gfx950PipelineOptions
                        llvm::cl::desc("GEMM workgroup tile (64, 128, 256; "
                                       "0 picks per shape)"),
                        llvm::cl::init(0)};
+  Option<std::string> testMutation{
+      *this, "test-mutation",
+      llvm::cl::desc("Tests only: plant a bug in the GEMM kernels"),
+      llvm::cl::init("")};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("Kernel output: bin (HSACO code objects), isa "

@@ -282,8 +282,11 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
     for (int64_t s = 0; s < 2; ++s) {
       // Lane l reads K chunk 4 s + l / 16 of row l % 16 of each subtile.
       Value chunk = kb.add(laneGroup, kb.idx(4 * s));
-      Value slot = arith::XOrIOp::create(b, loc, chunk, kb.rem(lane, 8));
-      Value laneOffset = kb.add(kb.mul(lane16, kRowBytes), kb.mul(slot, 16));
+      Value slot = c.testMutation == "lds-swizzle"
+                       ? chunk
+                       : arith::XOrIOp::create(b, loc, chunk, kb.rem(lane, 8));
+      Value row = c.testMutation == "fragment-row" ? kb.xorI(lane16, 1) : lane16;
+      Value laneOffset = kb.add(kb.mul(row, kRowBytes), kb.mul(slot, 16));
       auto fragment = [&](int64_t tileOffset, Value waveRow, int64_t sub) {
         Value offset = kb.add(
             kb.add(base, kb.idx(tileOffset + 16 * sub * kRowBytes)),
@@ -316,9 +319,12 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
       for (int64_t i = 0; i < subM; ++i)
         for (int64_t j = 0; j < subN; ++j) {
           Value &d = acc[i * subN + j];
+          int64_t aByte = 2 * s + i % 2;
+          if (c.testMutation == "scale-byte")
+            aByte = 2 * (i % 2) + s;
           d = amdgpu::ScaledMFMAOp::create(
               b, loc, vec4f32, 16, 16, 128, bFrag[s][j], aFrag[s][i], d,
-              bScale[j / 2], aScale[i / 2], 2 * s + j % 2, 2 * s + i % 2);
+              bScale[j / 2], aScale[i / 2], 2 * s + j % 2, aByte);
         }
     SmallVector<Value> yields(acc);
     yields.append(nextScales);

@@ -51,6 +51,9 @@ struct GemmConfig {
   int64_t tileM = 256, tileN = 256;
   Type resultType;       // f32 or bf16
   Type accType;          // null, f32 or bf16
+  /// Tests only: a deliberate bug ("lds-swizzle", "scale-byte",
+  /// "fragment-row") that the emulation tests must catch.
+  std::string testMutation;
 };
 
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:

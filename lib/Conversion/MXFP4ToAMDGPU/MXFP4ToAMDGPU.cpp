@@ -71,9 +71,9 @@ struct DeviceTensor {
 class FunctionConverter {
 public:
   FunctionConverter(func::FuncOp func, gpu::GPUModuleOp kernels,
-                    int64_t tileOverride)
+                    int64_t tileOverride, StringRef testMutation)
       : func(func), kernels(kernels), tileOverride(tileOverride),
-        b(func.getContext()) {}
+        testMutation(testMutation), b(func.getContext()) {}
 
   LogicalResult run();
 
@@ -94,6 +94,7 @@ private:
   func::FuncOp func;
   gpu::GPUModuleOp kernels;
   int64_t tileOverride;
+  std::string testMutation;
   OpBuilder b;
   DenseMap<Value, DeviceTensor> device;
   DenseSet<Operation *> emittedQuantizes;
@@ -401,6 +402,7 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   config.tileM = config.tileN =
       tileOverride ? tileOverride : chooseTile(config.m, config.n);
   config.resultType = resultType.getElementType();
+  config.testMutation = testMutation;
   if (op.getAcc())
     config.accType =
         cast<RankedTensorType>(op.getAcc().getType()).getElementType();
@@ -420,7 +422,8 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   std::string name = llvm::formatv(
       "gemm_{0}x{1}x{2}_t{3}x{4}_{5}{6}", config.m, config.n, config.k,
       config.tileM, config.tileN, typeName(config.resultType),
-      config.accType ? "_acc" + typeName(config.accType) : "");
+      (config.accType ? "_acc" + typeName(config.accType) : "") +
+          (testMutation.empty() ? "" : "_mutated_" + testMutation));
   gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
     return buildGemmKernel(kb, loc, kernels, name, config);
   });
@@ -529,6 +532,12 @@ struct ConvertMXFP4ToAMDGPUPass
                             "(MI350X/MI355X) is supported";
       return signalPassFailure();
     }
+    if (!testMutation.empty() && testMutation != "lds-swizzle" &&
+        testMutation != "scale-byte" && testMutation != "fragment-row") {
+      module.emitError() << "convert-mxfp4-to-amdgpu: unknown test mutation '"
+                         << testMutation << "'";
+      return signalPassFailure();
+    }
     if (tile != 0 && tile != 64 && tile != 128 && tile != 256) {
       module.emitError() << "convert-mxfp4-to-amdgpu: tile must be 64, 128 "
                             "or 256, got "
@@ -552,7 +561,7 @@ struct ConvertMXFP4ToAMDGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     for (func::FuncOp f : funcs)
-      if (failed(FunctionConverter(f, kernels, tile).run()))
+      if (failed(FunctionConverter(f, kernels, tile, testMutation).run()))
         return signalPassFailure();
   }
 };

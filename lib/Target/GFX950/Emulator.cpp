@@ -193,8 +193,8 @@ llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
     KernelArg arg;
     if (isa<MemRefType>(argTypes[i])) {
       if (value.buffer->freed)
-        return opError(launch, "argument " + llvm::Twine(i) +
-                                   " was deallocated");
+        return opError(launch,
+                       "argument " + llvm::Twine(i) + " was deallocated");
       arg.isMemRef = true;
       arg.view.buffer = value.buffer;
       arg.view.sizeBytes = static_cast<int64_t>(value.buffer->bytes.size());

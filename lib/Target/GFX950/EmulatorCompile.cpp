@@ -88,10 +88,9 @@ private:
   llvm::Error compileBlock(Block &block, int32_t target);
   llvm::Error compileOp(Operation *op, int32_t target);
   llvm::Error compileConstant(Operation *op, Attribute value);
-  /// Appends an Instr reading `inputs`, defining `op`'s results.
-  llvm::Expected<Instr> makeInstr(Opc opc, Operation *op,
-                                  ValueRange inputs);
-  llvm::Error defineResults(Operation *op, Instr &instr);
+  /// Returns an Instr reading `inputs` and writing `op`'s result slots
+  /// (which compileOp defines first).
+  llvm::Expected<Instr> makeInstr(Opc opc, Operation *op, ValueRange inputs);
   llvm::Error compileArith(Operation *op, int32_t target, bool &handled);
   llvm::Error compileVector(Operation *op, int32_t target, bool &handled);
   llvm::Error compileAMDGPU(Operation *op, int32_t target, bool &handled);
@@ -185,11 +184,10 @@ llvm::Expected<SlotInfo> Compiler::describe(Type type, Location loc) {
     else if (slot.bits <= 64)
       slot.kind = ElemKind::OtherFloat;
     else
-      return makeError(loc, "unsupported float type " +
-                                llvm::Twine(printed(type)));
+      return makeError(loc,
+                       "unsupported float type " + llvm::Twine(printed(type)));
   } else {
-    return makeError(loc,
-                     "unsupported type " + llvm::Twine(printed(type)));
+    return makeError(loc, "unsupported type " + llvm::Twine(printed(type)));
   }
   return slot;
 }
@@ -218,19 +216,10 @@ llvm::Expected<Instr> Compiler::makeInstr(Opc opc, Operation *op,
       return opError(op, "operand defined outside the kernel");
     instr.in.push_back(it->second);
   }
-  if (llvm::Error error = defineResults(op, instr))
-    return std::move(error);
+  // compileOp defined the result slots before dispatching.
+  for (Value result : op->getResults())
+    instr.out.push_back(lookup(result));
   return instr;
-}
-
-llvm::Error Compiler::defineResults(Operation *op, Instr &instr) {
-  for (Value result : op->getResults()) {
-    llvm::Expected<int32_t> slot = define(result);
-    if (!slot)
-      return slot.takeError();
-    instr.out.push_back(*slot);
-  }
-  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<Program>> Compiler::run() {
@@ -320,15 +309,12 @@ getConstantBits(Attribute value, const SlotInfo &slot) {
 }
 
 llvm::Error Compiler::compileConstant(Operation *op, Attribute value) {
-  llvm::Expected<int32_t> slot = define(op->getResult(0));
-  if (!slot)
-    return slot.takeError();
+  int32_t slot = lookup(op->getResult(0));
   std::optional<std::vector<uint64_t>> bits =
-      getConstantBits(value, info(*slot));
+      getConstantBits(value, info(slot));
   if (!bits)
-    return opError(op, "unsupported constant " +
-                           llvm::Twine(printed(value)));
-  program->constants.push_back({*slot, std::move(*bits)});
+    return opError(op, "unsupported constant " + llvm::Twine(printed(value)));
+  program->constants.push_back({slot, std::move(*bits)});
   return llvm::Error::success();
 }
 
@@ -355,6 +341,11 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
     return llvm::Error::success();
   };
 
+  // Result slots first, so that handlers can inspect result types.
+  for (Value result : op->getResults())
+    if (llvm::Expected<int32_t> slot = define(result); !slot)
+      return slot.takeError();
+
   // GPU.
   if (auto threadId = dyn_cast<gpu::ThreadIdOp>(op))
     return emit(Opc::ThreadId, {}, static_cast<int>(threadId.getDimension()));
@@ -372,13 +363,11 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
     return compileConstant(op, constant.getValue());
   if (isa<ub::PoisonOp>(op)) {
     // Poison reads as zeros: deterministic, and kernels must not use it.
-    llvm::Expected<int32_t> slot = define(op->getResult(0));
-    if (!slot)
-      return slot.takeError();
-    if (info(*slot).kind == ElemKind::MemRef)
+    int32_t slot = lookup(op->getResult(0));
+    if (info(slot).kind == ElemKind::MemRef)
       return opError(op, "poison memrefs are not supported");
     program->constants.push_back(
-        {*slot, std::vector<uint64_t>(info(*slot).numElements, 0)});
+        {slot, std::vector<uint64_t>(info(slot).numElements, 0)});
     return llvm::Error::success();
   }
 
@@ -408,8 +397,8 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
     inputs.push_back(store.getValueToStore());
     return emit(Opc::Store, inputs);
   }
-  if (isa<memref::MemorySpaceCastOp, memref::CastOp,
-          memref::AssumeAlignmentOp>(op)) {
+  if (isa<memref::MemorySpaceCastOp, memref::CastOp, memref::AssumeAlignmentOp>(
+          op)) {
     if (llvm::Error error = emit(Opc::ViewCopy, {op->getOperand(0)}))
       return error;
     const SlotInfo &src = info(op->getOperand(0));
@@ -457,8 +446,8 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
         return opError(op, "memref-typed scf.if results are not supported");
     int32_t thenBlock = static_cast<int32_t>(program->blocks.size());
     program->blocks.emplace_back();
-    if (llvm::Error error = compileBlock(ifOp.getThenRegion().front(),
-                                         thenBlock))
+    if (llvm::Error error =
+            compileBlock(ifOp.getThenRegion().front(), thenBlock))
       return error;
     instr->block0 = thenBlock;
     if (!ifOp.getElseRegion().empty()) {
@@ -912,12 +901,10 @@ llvm::Error Compiler::compileVector(Operation *op, int32_t target,
   if (isa<vector::CreateMaskOp>(op))
     return emit(Opc::CreateMask, op->getOperands());
   if (auto mask = dyn_cast<vector::ConstantMaskOp>(op)) {
-    llvm::Expected<int32_t> slot = define(op->getResult(0));
-    if (!slot)
-      return slot.takeError();
-    ArrayRef<int64_t> shape = info(*slot).shape;
+    int32_t slot = lookup(op->getResult(0));
+    ArrayRef<int64_t> shape = info(slot).shape;
     ArrayRef<int64_t> sizes = mask.getMaskDimSizes();
-    std::vector<uint64_t> bits(info(*slot).numElements);
+    std::vector<uint64_t> bits(info(slot).numElements);
     for (size_t i = 0; i < bits.size(); ++i) {
       SmallVector<int64_t, 4> index = delinearize(i, shape);
       bool on = true;
@@ -925,17 +912,15 @@ llvm::Error Compiler::compileVector(Operation *op, int32_t target,
         on &= index[d] < sizes[d];
       bits[i] = on;
     }
-    program->constants.push_back({*slot, std::move(bits)});
+    program->constants.push_back({slot, std::move(bits)});
     return llvm::Error::success();
   }
   if (isa<vector::StepOp>(op)) {
-    llvm::Expected<int32_t> slot = define(op->getResult(0));
-    if (!slot)
-      return slot.takeError();
-    std::vector<uint64_t> bits(info(*slot).numElements);
+    int32_t slot = lookup(op->getResult(0));
+    std::vector<uint64_t> bits(info(slot).numElements);
     for (size_t i = 0; i < bits.size(); ++i)
       bits[i] = i;
-    program->constants.push_back({*slot, std::move(bits)});
+    program->constants.push_back({slot, std::move(bits)});
     return llvm::Error::success();
   }
   handled = false;
@@ -946,7 +931,8 @@ llvm::Error Compiler::compileVector(Operation *op, int32_t target,
 // amdgpu
 //===----------------------------------------------------------------------===//
 
-static bool isVectorOf(Type type, int64_t length, function_ref<bool(Type)> pred) {
+static bool isVectorOf(Type type, int64_t length,
+                       function_ref<bool(Type)> pred) {
   auto vectorType = dyn_cast<VectorType>(type);
   return vectorType && vectorType.getRank() == 1 &&
          vectorType.getNumElements() == length &&
@@ -987,8 +973,9 @@ llvm::Error Compiler::compileAMDGPU(Operation *op, int32_t target,
     if (!instr)
       return instr.takeError();
     instr->sub = static_cast<int>(*shape);
-    instr->imm0 = vectorA ? mfma.getScalesIdxA() : -1;
-    instr->imm1 = vectorB ? mfma.getScalesIdxB() : -1;
+    // -1 marks a scalar scale (the unsigned attribute must not absorb it).
+    instr->imm0 = vectorA ? static_cast<int64_t>(mfma.getScalesIdxA()) : -1;
+    instr->imm1 = vectorB ? static_cast<int64_t>(mfma.getScalesIdxB()) : -1;
     program->blocks[target].instrs.push_back(std::move(*instr));
     return llvm::Error::success();
   }
@@ -1054,9 +1041,8 @@ llvm::Error Compiler::compileAMDGPU(Operation *op, int32_t target,
     if (ext.getIndex() > 3)
       return opError(op, "FP4 byte index " + llvm::Twine(ext.getIndex()) +
                              " is out of range 0..3");
-    llvm::Expected<Instr> instr =
-        makeInstr(Opc::ScaledExtPacked, op,
-                  ValueRange{ext.getSource(), ext.getScale()});
+    llvm::Expected<Instr> instr = makeInstr(
+        Opc::ScaledExtPacked, op, ValueRange{ext.getSource(), ext.getScale()});
     if (!instr)
       return instr.takeError();
     instr->imm0 = ext.getIndex();

@@ -53,8 +53,7 @@ enum class Access { InBounds, Dropped };
 class Executor {
 public:
   Executor(const Program &program, ArrayRef<KernelArg> args,
-           const int64_t grid[3], const int64_t block[3],
-           EmulatorStats &stats);
+           const int64_t grid[3], const int64_t block[3], EmulatorStats &stats);
   llvm::Error run();
 
 private:
@@ -117,8 +116,7 @@ private:
 Executor::Executor(const Program &program, ArrayRef<KernelArg> args,
                    const int64_t grid[3], const int64_t block[3],
                    EmulatorStats &stats)
-    : program(program), threads(block[0] * block[1] * block[2]),
-      stats(stats) {
+    : program(program), threads(block[0] * block[1] * block[2]), stats(stats) {
   for (int d = 0; d < 3; ++d) {
     blockDim[d] = block[d];
     gridDim[d] = grid[d];
@@ -177,12 +175,12 @@ llvm::Error Executor::run() {
 
 llvm::Error Executor::threadError(const Instr &instr, int64_t t,
                                   const llvm::Twine &message) const {
-  return opError(instr.op,
-                 message + " (workgroup (" + llvm::Twine(blockId[0]) + ", " +
-                     llvm::Twine(blockId[1]) + ", " + llvm::Twine(blockId[2]) +
-                     "), thread " + llvm::Twine(t) + ", wave " +
-                     llvm::Twine(t / kWaveSize) + " lane " +
-                     llvm::Twine(t % kWaveSize) + ")");
+  return opError(instr.op, message + " (workgroup (" + llvm::Twine(blockId[0]) +
+                               ", " + llvm::Twine(blockId[1]) + ", " +
+                               llvm::Twine(blockId[2]) + "), thread " +
+                               llvm::Twine(t) + ", wave " +
+                               llvm::Twine(t / kWaveSize) + " lane " +
+                               llvm::Twine(t % kWaveSize) + ")");
 }
 
 llvm::Expected<Access> Executor::checkAccess(const Instr &instr, int32_t slot,
@@ -199,13 +197,12 @@ llvm::Expected<Access> Executor::checkAccess(const Instr &instr, int32_t slot,
       return Access::Dropped;
     if (view.byteOffset + offset + bytes >
         static_cast<int64_t>(view.buffer->bytes.size()))
-      return threadError(instr, t,
-                         "buffer access at byte offset " +
-                             llvm::Twine(offset) +
-                             " is inside validBytes but beyond the " +
-                             llvm::Twine(view.buffer->bytes.size() -
-                                         view.byteOffset) +
-                             "-byte allocation");
+      return threadError(
+          instr, t,
+          "buffer access at byte offset " + llvm::Twine(offset) +
+              " is inside validBytes but beyond the " +
+              llvm::Twine(view.buffer->bytes.size() - view.byteOffset) +
+              "-byte allocation");
     return Access::InBounds;
   }
   if (offset < 0 || offset + bytes > view.sizeBytes) {
@@ -247,8 +244,7 @@ void Executor::copyMasked(int32_t from, int32_t to, const Mask &mask) {
 //===----------------------------------------------------------------------===//
 
 /// The float ops on one type T (float or double).
-template <typename T>
-static T applyFloatOp(FloatOp op, T a, T b) {
+template <typename T> static T applyFloatOp(FloatOp op, T a, T b) {
   switch (op) {
   case FloatOp::Add:
     return a + b;
@@ -297,8 +293,8 @@ static uint64_t applyFloatBits(FloatOp op, ElemKind kind, uint64_t a,
                                uint64_t b) {
   if (kind == ElemKind::F32)
     return floatBits(applyFloatOp<float>(op, bitsToFloat(a), bitsToFloat(b)));
-  return fromDouble(kind, applyFloatOp<double>(op, toDouble(kind, a),
-                                               toDouble(kind, b)));
+  return fromDouble(
+      kind, applyFloatOp<double>(op, toDouble(kind, a), toDouble(kind, b)));
 }
 
 static bool compareFloat(arith::CmpFPredicate predicate, double a, double b) {
@@ -372,8 +368,7 @@ static bool compareInt(arith::CmpIPredicate predicate, uint64_t a, uint64_t b,
 static uint64_t fmaBits(ElemKind kind, uint64_t a, uint64_t b, uint64_t c) {
   switch (kind) {
   case ElemKind::F32:
-    return floatBits(
-        std::fma(bitsToFloat(a), bitsToFloat(b), bitsToFloat(c)));
+    return floatBits(std::fma(bitsToFloat(a), bitsToFloat(b), bitsToFloat(c)));
   case ElemKind::F64:
     return fromDouble(kind, std::fma(toDouble(kind, a), toDouble(kind, b),
                                      toDouble(kind, c)));
@@ -416,13 +411,12 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
   }
   case Opc::Barrier:
     if (mask.count != threads)
-      return opError(instr.op,
-                     "barrier executed by only " + llvm::Twine(mask.count) +
-                         " of the " + llvm::Twine(threads) +
-                         " threads of the workgroup (workgroup (" +
-                         llvm::Twine(blockId[0]) + ", " +
-                         llvm::Twine(blockId[1]) + ", " +
-                         llvm::Twine(blockId[2]) + "))");
+      return opError(
+          instr.op,
+          "barrier executed by only " + llvm::Twine(mask.count) + " of the " +
+              llvm::Twine(threads) + " threads of the workgroup (workgroup (" +
+              llvm::Twine(blockId[0]) + ", " + llvm::Twine(blockId[1]) + ", " +
+              llvm::Twine(blockId[2]) + "))");
     return llvm::Error::success();
   case Opc::NoOp:
     return llvm::Error::success();
@@ -454,12 +448,14 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
   case Opc::IntCast: {
     const uint64_t *a = data(instr.in[0]);
     uint64_t *out = data(instr.out[0]);
-    unsigned from = slotInfo(instr.in[0]).bits, to = slotInfo(instr.out[0]).bits;
+    unsigned from = slotInfo(instr.in[0]).bits,
+             to = slotInfo(instr.out[0]).bits;
     int64_t total = threads * elems(instr.out[0]);
     for (int64_t i = 0; i < total; ++i)
-      out[i] = instr.sub
-                   ? truncBits(static_cast<uint64_t>(signExtend(a[i], from)), to)
-                   : truncBits(a[i], to);
+      out[i] =
+          instr.sub
+              ? truncBits(static_cast<uint64_t>(signExtend(a[i], from)), to)
+              : truncBits(a[i], to);
     return llvm::Error::success();
   }
   case Opc::FloatBinary:
@@ -482,8 +478,8 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     auto predicate = static_cast<arith::CmpFPredicate>(instr.sub);
     int64_t total = threads * elems(instr.out[0]);
     for (int64_t i = 0; i < total; ++i)
-      out[i] = compareFloat(predicate, toDouble(kind, a[i]),
-                            toDouble(kind, b[i]));
+      out[i] =
+          compareFloat(predicate, toDouble(kind, a[i]), toDouble(kind, b[i]));
     return llvm::Error::success();
   }
   case Opc::Bitcast:
@@ -508,13 +504,13 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     int64_t total = threads * elems(instr.out[0]);
     for (int64_t i = 0; i < total; ++i) {
       if (to == ElemKind::F32)
-        out[i] = floatBits(instr.sub
-                               ? static_cast<float>(signExtend(a[i], bits))
-                               : static_cast<float>(a[i]));
+        out[i] =
+            floatBits(instr.sub ? static_cast<float>(signExtend(a[i], bits))
+                                : static_cast<float>(a[i]));
       else
-        out[i] = fromDouble(to, instr.sub
-                                    ? static_cast<double>(signExtend(a[i], bits))
-                                    : static_cast<double>(a[i]));
+        out[i] = fromDouble(
+            to, instr.sub ? static_cast<double>(signExtend(a[i], bits))
+                          : static_cast<double>(a[i]));
     }
     return llvm::Error::success();
   }
@@ -525,7 +521,8 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     unsigned bits = slotInfo(instr.out[0]).bits;
     // Out-of-range results are poison in MLIR; saturate (NaN -> 0).
     double lo = instr.sub ? -std::ldexp(1.0, bits - 1) : 0.0;
-    double hi = instr.sub ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    double hi =
+        instr.sub ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
     int64_t total = threads * elems(instr.out[0]);
     for (int64_t i = 0; i < total; ++i) {
       double v = std::trunc(toDouble(from, a[i]));
@@ -550,8 +547,8 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     unsigned bits = slotInfo(instr.in[0]).bits;
     int64_t total = threads * elems(instr.out[0]);
     for (int64_t i = 0; i < total; ++i) {
-      unsigned __int128 p =
-          static_cast<unsigned __int128>(a[i]) * static_cast<unsigned __int128>(b[i]);
+      unsigned __int128 p = static_cast<unsigned __int128>(a[i]) *
+                            static_cast<unsigned __int128>(b[i]);
       low[i] = truncBits(static_cast<uint64_t>(p), bits);
       high[i] = truncBits(static_cast<uint64_t>(p >> bits), bits);
     }
@@ -672,8 +669,7 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
           continue;
         int64_t v = static_cast<int64_t>(vb[t]);
         if (v < 0)
-          return threadError(instr, t,
-                             "negative validBytes " + llvm::Twine(v));
+          return threadError(instr, t, "negative validBytes " + llvm::Twine(v));
         if (!first && v != validBytes)
           return threadError(instr, t, "validBytes is not uniform");
         validBytes = v;
@@ -717,12 +713,11 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     ElemKind to = slotInfo(instr.out[0]).kind;
     int64_t nSrc = elems(instr.in[0]);
     for (int64_t t = 0; t < threads; ++t) {
-      double factor = scaleFromExponent(
-          static_cast<unsigned>((scale[t] >> 23) & 0xFF));
+      double factor =
+          scaleFromExponent(static_cast<unsigned>((scale[t] >> 23) & 0xFF));
       for (int64_t j = 0; j < 2; ++j) {
         int64_t e = 2 * instr.imm0 + j;
-        unsigned code =
-            e < nSrc ? static_cast<unsigned>(src[t * nSrc + e]) : 0;
+        unsigned code = e < nSrc ? static_cast<unsigned>(src[t * nSrc + e]) : 0;
         out[t * 2 + j] = fromDouble(to, decodeE2M1(code) * factor);
       }
     }
@@ -1016,10 +1011,8 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
   const MemRefInfo &info = slotInfo(memSlot).mem;
   int64_t numIndices = static_cast<int64_t>(info.shape.size());
   const int32_t *indices = instr.in.data() + 1;
-  const uint64_t *maskBits =
-      masked ? data(instr.in[1 + numIndices]) : nullptr;
-  const uint64_t *passThru =
-      masked ? data(instr.in[2 + numIndices]) : nullptr;
+  const uint64_t *maskBits = masked ? data(instr.in[1 + numIndices]) : nullptr;
+  const uint64_t *passThru = masked ? data(instr.in[2 + numIndices]) : nullptr;
   uint64_t *out = data(instr.out[0]);
   int64_t n = elems(instr.out[0]);
   int64_t eb = info.elemBytes;
@@ -1031,10 +1024,9 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
     int64_t offset = linearIndex(memSlot, indices, numIndices, t) * eb;
     uint64_t *d = out + t * n;
     bool wholeInBounds =
-        !masked && view.buffer && !view.buffer->freed &&
-        offset >= 0 &&
-        offset + n * eb <= (view.boundsChecked ? view.validBytes
-                                               : view.sizeBytes) &&
+        !masked && view.buffer && !view.buffer->freed && offset >= 0 &&
+        offset + n * eb <=
+            (view.boundsChecked ? view.validBytes : view.sizeBytes) &&
         view.byteOffset + offset + n * eb <=
             static_cast<int64_t>(view.buffer->bytes.size());
     if (wholeInBounds) {
@@ -1071,8 +1063,7 @@ llvm::Error Executor::execStore(const Instr &instr, const Mask &mask,
   const MemRefInfo &info = slotInfo(memSlot).mem;
   int64_t numIndices = static_cast<int64_t>(info.shape.size());
   const int32_t *indices = instr.in.data() + 1;
-  const uint64_t *maskBits =
-      masked ? data(instr.in[1 + numIndices]) : nullptr;
+  const uint64_t *maskBits = masked ? data(instr.in[1 + numIndices]) : nullptr;
   int32_t valueSlot = instr.in.back();
   const uint64_t *value = data(valueSlot);
   int64_t n = elems(valueSlot);
@@ -1092,8 +1083,7 @@ llvm::Error Executor::execStore(const Instr &instr, const Mask &mask,
         return access.takeError();
       if (*access == Access::Dropped)
         continue;
-      writeBytes(view.buffer->bytes.data() + view.byteOffset + offset +
-                     e * eb,
+      writeBytes(view.buffer->bytes.data() + view.byteOffset + offset + e * eb,
                  v[e], eb);
     }
   }
@@ -1256,10 +1246,10 @@ llvm::Error Executor::execScaledMfma(const Instr &instr, const Mask &mask) {
         aCodes[lane * 32 + e] = static_cast<uint8_t>(a[t * 32 + e]);
         bCodes[lane * 32 + e] = static_cast<uint8_t>(b[t * 32 + e]);
       }
-      aScales[lane] = static_cast<uint8_t>(
-          instr.imm0 < 0 ? sa[t] : sa[t * 4 + instr.imm0]);
-      bScales[lane] = static_cast<uint8_t>(
-          instr.imm1 < 0 ? sb[t] : sb[t * 4 + instr.imm1]);
+      aScales[lane] =
+          static_cast<uint8_t>(instr.imm0 < 0 ? sa[t] : sa[t * 4 + instr.imm0]);
+      bScales[lane] =
+          static_cast<uint8_t>(instr.imm1 < 0 ? sb[t] : sb[t * 4 + instr.imm1]);
       for (int64_t r = 0; r < regs; ++r)
         acc[lane * regs + r] = static_cast<uint32_t>(c[t * regs + r]);
     }
@@ -1305,8 +1295,8 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
     for (int64_t lane = 0; lane < kWaveSize; ++lane) {
       int64_t t = first + lane;
       int64_t offset = linearIndex(srcSlot, srcIndices, numSrc, t) * srcEb;
-      uint8_t *out = dst.buffer->bytes.data() + dst.byteOffset + base +
-                     lane * slotBytes;
+      uint8_t *out =
+          dst.buffer->bytes.data() + dst.byteOffset + base + lane * slotBytes;
       std::fill(out, out + slotBytes, 0);
       for (int64_t g = 0; g < bytes; g += granule) {
         llvm::Expected<Access> access =

@@ -41,8 +41,7 @@ namespace mlir::mxfp4::gfx950::emu {
 std::string formatLocation(Location loc);
 
 /// Returns the printed form of a type or attribute.
-template <typename T>
-std::string printed(const T &value) {
+template <typename T> std::string printed(const T &value) {
   std::string text;
   llvm::raw_string_ostream os(text);
   value.print(os);
@@ -61,7 +60,7 @@ llvm::Error opError(Operation *op, const llvm::Twine &message);
 
 /// How the bits of an element are interpreted.
 enum class ElemKind : uint8_t {
-  Int,    // signless integer or index, `bits` wide
+  Int, // signless integer or index, `bits` wide
   F16,
   BF16,
   F32,

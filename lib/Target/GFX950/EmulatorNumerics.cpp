@@ -66,9 +66,9 @@ static double decodeIeee(uint64_t bits, int expBits, int manBits) {
   else if (exponent == 0)
     magnitude = std::ldexp(static_cast<double>(mantissa), 1 - bias - manBits);
   else
-    magnitude = std::ldexp(
-        static_cast<double>(mantissa + (uint64_t(1) << manBits)),
-        static_cast<int>(exponent) - bias - manBits);
+    magnitude =
+        std::ldexp(static_cast<double>(mantissa + (uint64_t(1) << manBits)),
+                   static_cast<int>(exponent) - bias - manBits);
   return negative ? -magnitude : magnitude;
 }
 
@@ -105,7 +105,7 @@ static uint64_t roundToIeee(double x, int expBits, int manBits) {
 
 double emu::decodeE2M1(unsigned code) {
   static constexpr double kMagnitudes[8] = {0.0, 0.5, 1.0, 1.5,
-                                           2.0, 3.0, 4.0, 6.0};
+                                            2.0, 3.0, 4.0, 6.0};
   double magnitude = kMagnitudes[code & 7];
   return (code & 8) ? -magnitude : magnitude;
 }
@@ -120,7 +120,8 @@ unsigned emu::quantizeE2M1(double value, unsigned scaleExponent) {
   unsigned sign = std::signbit(value) ? 8 : 0;
   if (std::isnan(value) || scaleExponent >= 255)
     return 7 | sign;
-  double a = std::fabs(std::ldexp(value, 127 - static_cast<int>(scaleExponent)));
+  double a =
+      std::fabs(std::ldexp(value, 127 - static_cast<int>(scaleExponent)));
   // Midpoints between 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes to the even
   // code (0, 1.0, 2.0, 4.0), and everything above 5 saturates to 6.
   unsigned code;

@@ -21,8 +21,7 @@ MfmaGeometry mlir::mxfp4::gfx950::getGeometry(MfmaShape shape) {
   llvm_unreachable("unknown MfmaShape");
 }
 
-std::optional<MfmaShape> mlir::mxfp4::gfx950::getMfmaShape(int64_t m,
-                                                           int64_t n,
+std::optional<MfmaShape> mlir::mxfp4::gfx950::getMfmaShape(int64_t m, int64_t n,
                                                            int64_t k) {
   if (m == 16 && n == 16 && k == 128)
     return MfmaShape::m16n16k128;
@@ -43,8 +42,7 @@ bool mlir::mxfp4::gfx950::isValidLane(int64_t lane) {
 // Operands and accumulators
 //===----------------------------------------------------------------------===//
 
-OperandSlot mlir::mxfp4::gfx950::getOperandSlot(MfmaShape shape,
-                                                int64_t lane) {
+OperandSlot mlir::mxfp4::gfx950::getOperandSlot(MfmaShape shape, int64_t lane) {
   int64_t m = getGeometry(shape).m;
   return {lane % m, lane / m};
 }
@@ -54,8 +52,7 @@ int64_t mlir::mxfp4::gfx950::getOperandLane(MfmaShape shape, int64_t row,
   return kBlock * getGeometry(shape).m + row;
 }
 
-int64_t mlir::mxfp4::gfx950::getOperandByteOffset(MfmaShape shape,
-                                                  int64_t lane,
+int64_t mlir::mxfp4::gfx950::getOperandByteOffset(MfmaShape shape, int64_t lane,
                                                   int64_t rowStrideBytes) {
   OperandSlot slot = getOperandSlot(shape, lane);
   return slot.row * rowStrideBytes + slot.kBlock * kFragmentBytes;
@@ -82,9 +79,9 @@ AccumulatorSlot mlir::mxfp4::gfx950::getAccumulatorSlot(MfmaShape shape,
           lane % getGeometry(shape).n};
 }
 
-AccumulatorLocation
-mlir::mxfp4::gfx950::getAccumulatorLocation(MfmaShape shape, int64_t row,
-                                            int64_t col) {
+AccumulatorLocation mlir::mxfp4::gfx950::getAccumulatorLocation(MfmaShape shape,
+                                                                int64_t row,
+                                                                int64_t col) {
   int64_t laneGroups = kWaveSize / getGeometry(shape).n;
   // row = 4 * laneGroups * q + 4 * group + i with i, group in range.
   int64_t q = row / (4 * laneGroups);
@@ -97,8 +94,7 @@ mlir::mxfp4::gfx950::getAccumulatorLocation(MfmaShape shape, int64_t row,
 // Scales
 //===----------------------------------------------------------------------===//
 
-int64_t mlir::mxfp4::gfx950::getNaturalScaleOffset(int64_t kBlocks,
-                                                   int64_t row,
+int64_t mlir::mxfp4::gfx950::getNaturalScaleOffset(int64_t kBlocks, int64_t row,
                                                    int64_t kBlock) {
   return row * kBlocks + kBlock;
 }
@@ -125,8 +121,8 @@ int64_t mlir::mxfp4::gfx950::getShuffledScaleOffset(MfmaShape shape,
                                                     int64_t row,
                                                     int64_t kBlock) {
   int64_t chunksPerRow = getPaddedScaleKBlocks(kBlocks) / kShuffleChunkKBlocks;
-  int64_t chunk = (row / kShuffleChunkRows) * chunksPerRow +
-                  kBlock / kShuffleChunkKBlocks;
+  int64_t chunk =
+      (row / kShuffleChunkRows) * chunksPerRow + kBlock / kShuffleChunkKBlocks;
   int64_t r = row % kShuffleChunkRows;
   int64_t kk = kBlock % kShuffleChunkKBlocks;
   int64_t lane, byte;
@@ -165,9 +161,11 @@ ScaleDwordTile mlir::mxfp4::gfx950::getScaleDwordTile(MfmaShape shape) {
   return {2, 2};
 }
 
-ShuffledScaleSource mlir::mxfp4::gfx950::getShuffledScaleSource(
-    MfmaShape shape, int64_t kBlocks, int64_t rowTile, int64_t kStep,
-    int64_t lane) {
+ShuffledScaleSource mlir::mxfp4::gfx950::getShuffledScaleSource(MfmaShape shape,
+                                                                int64_t kBlocks,
+                                                                int64_t rowTile,
+                                                                int64_t kStep,
+                                                                int64_t lane) {
   MfmaGeometry geometry = getGeometry(shape);
   OperandSlot slot = getOperandSlot(shape, lane);
   int64_t offset = getShuffledScaleOffset(
@@ -189,11 +187,9 @@ llvm::Error mlir::mxfp4::gfx950::checkScaleMatrixShape(int64_t rows,
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<uint8_t>>
-mlir::mxfp4::gfx950::shuffleScales(MfmaShape shape, int64_t rows,
-                                   int64_t kBlocks,
-                                   llvm::ArrayRef<uint8_t> natural,
-                                   uint8_t padding) {
+llvm::Expected<std::vector<uint8_t>> mlir::mxfp4::gfx950::shuffleScales(
+    MfmaShape shape, int64_t rows, int64_t kBlocks,
+    llvm::ArrayRef<uint8_t> natural, uint8_t padding) {
   if (llvm::Error error = checkScaleMatrixShape(rows, kBlocks))
     return std::move(error);
   if (static_cast<int64_t>(natural.size()) != rows * kBlocks)
@@ -203,8 +199,7 @@ mlir::mxfp4::gfx950::shuffleScales(MfmaShape shape, int64_t rows,
             " scale bytes for a [" + llvm::Twine(rows) + ", " +
             llvm::Twine(kBlocks) + "] matrix, got " +
             llvm::Twine(natural.size()));
-  std::vector<uint8_t> shuffled(getShuffledScaleBytes(rows, kBlocks),
-                                padding);
+  std::vector<uint8_t> shuffled(getShuffledScaleBytes(rows, kBlocks), padding);
   for (int64_t row = 0; row < rows; ++row)
     for (int64_t kBlock = 0; kBlock < kBlocks; ++kBlock)
       shuffled[getShuffledScaleOffset(shape, rows, kBlocks, row, kBlock)] =

@@ -1,4 +1,5 @@
-//===- Emulator.h - run gfx950 kernels on the host, lane by lane -*- C++ -*-===//
+//===- Emulator.h - run gfx950 kernels on the host, lane by lane -*- C++
+//-*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -49,6 +50,14 @@
 //    kernels must use the scaling ops (which become packed_scaled_trunc).
 //  * Float arithmetic rounds to nearest even; vector.reduction of floats
 //    accumulates in element order (as LLVM's ordered reductions do).
+//  * Where MLIR says "poison" the emulator picks something deterministic:
+//    ub.poison and omitted operands read as zeros, shifts by >= the width
+//    give 0, fptosi/fptoui saturate (NaN -> 0). Integer division by zero and
+//    out-of-range dynamic vector positions in an active thread are errors.
+//  * Buffer bounds are checked per element for loads/stores and per dword
+//    for gather_to_lds (whose LDS destination is the wave's first lane's
+//    index; lane i writes at base + i * max(4, transfer size rounded up to
+//    4, 8 or 16) bytes, narrower transfers zero-extended).
 //  * gpu.barrier, amdgpu.lds_barrier and the wave-level ops (scaled_mfma,
 //    gather_to_lds) executed by only part of a workgroup (barriers) or part
 //    of a wave (wave-level ops) are errors.

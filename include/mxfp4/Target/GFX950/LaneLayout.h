@@ -169,8 +169,8 @@ struct ScaleCoord {
 
 /// Returns the scale coordinate stored at byte `offset` (0 .. shuffled size)
 /// of the shuffled buffer; the inverse of getShuffledScaleOffset.
-ScaleCoord getShuffledScaleCoord(MfmaShape shape, int64_t rows,
-                                 int64_t kBlocks, int64_t offset);
+ScaleCoord getShuffledScaleCoord(MfmaShape shape, int64_t rows, int64_t kBlocks,
+                                 int64_t offset);
 
 /// The MFMAs one scale dword feeds: `rowTiles` consecutive row tiles of m
 /// rows times `kSteps` consecutive K steps of k (1 x 4 for 32x32x64, 2 x 2
