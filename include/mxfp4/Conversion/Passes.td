@@ -97,7 +97,8 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
       `linalg.transpose` that feed it, becomes a job of a fused Hadamard +
       quantize kernel; the row-wise and the transposed quantization of one
       tensor share one kernel and one read of it. Blocks are converted with
-      `v_cvt_scalef32_pk_fp4_f32`; scales are written canonically where
+      `v_cvt_scalef32_pk_fp4_f32` (stochastic rounding with the CPU path's
+      Philox words, so both give the same bits); scales are written canonically where
       something other than a GEMM reads them and pre-shuffled for the GEMM;
     - `scaled_matmul` becomes a GEMM on `amdgpu.scaled_mfma` 16x16x128:
       workgroup tiles of 256, 128 or 64 (`tile`, else the largest that fills
@@ -108,7 +109,7 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
 
     Tensors become flat memrefs (FP4 two codes a byte, low nibble first;
     E8M0 one byte each) and keep their tensor type in an `mxfp4.tensor`
-    attribute. Other ops, dynamic shapes, stochastic rounding and other
+    attribute. Other ops, dynamic shapes, Hadamard sizes above 32 and other
     chips are reported with located errors. `docs/gfx950.md` describes the
     kernels.
 

@@ -78,6 +78,9 @@ struct QuantizeJob {
   bool transposed = false;
   RotationConfig rotation;
   ScaleRule rule = ScaleRule::even;
+  /// Stochastic rounding with the CPU's Philox words (seed and counter are
+  /// kernel arguments), instead of the conversion instruction's RNE.
+  bool stochastic = false;
   bool values = true, scales = true, shuffledScales = false;
 };
 
@@ -85,7 +88,8 @@ struct QuantizeJob {
 /// most one per orientation) in one read of the source. Arguments: source,
 /// then per job its outputs in order values, scales, shuffledScales (those
 /// enabled), then for each job with a random rotation its seed and, for
-/// `random_per_step`, its step (i64): the signs are drawn in the kernel.
+/// `random_per_step`, its step (i64): the signs are drawn in the kernel;
+/// then for each stochastic job its seed and counter (i64).
 struct QuantizeConfig {
   int64_t rows, cols;
   Type sourceType;

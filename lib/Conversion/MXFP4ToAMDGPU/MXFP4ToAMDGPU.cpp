@@ -145,9 +145,6 @@ LogicalResult FunctionConverter::check() {
             "along its last axis instead (as the recipes do)");
       if (q.getBlockSize() != 32)
         return op->emitError("gfx950: only 32-element blocks are supported");
-      if (q.getRounding() == Rounding::stochastic)
-        return op->emitError(
-            "gfx950: stochastic rounding is not lowered for gfx950 yet");
       return WalkResult::advance();
     }
     if (auto h = dyn_cast<HadamardOp>(op)) {
@@ -271,6 +268,7 @@ static std::string describeJob(const QuantizeJob &job) {
                        job.rotation.roundToBF16 ? "b" : "")
              .str();
   s += "_" + stringifyScaleRule(job.rule).str();
+  s += job.stochastic ? "_sr" : "";
   s += job.values ? "v" : "";
   s += job.scales ? "s" : "";
   s += job.shuffledScales ? "p" : "";
@@ -320,6 +318,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     job.transposed = source.transposed;
     job.rotation = source.rotation;
     job.rule = q.getScaleRule();
+    job.stochastic = q.getRounding() == Rounding::stochastic;
     bool toGemm = false, elsewhere = false;
     for (OpOperand &use : q.getScales().getUses()) {
       auto mm = dyn_cast<ScaledMatmulOp>(use.getOwner());
@@ -351,9 +350,16 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     if (source.rotation.size &&
         source.rotation.kind != HadamardKind::deterministic)
       scalars.push_back(device[source.seed].buffer);
-    if (source.rotation.kind == HadamardKind::random_per_step)
+    if (source.rotation.size &&
+        source.rotation.kind == HadamardKind::random_per_step)
       scalars.push_back(device[source.step].buffer);
   }
+  for (auto &[q, source] : members)
+    if (q.getRounding() == Rounding::stochastic)
+      scalars.append({device[q.getSeed()].buffer, device[q.getCounter()].buffer});
+  if (llvm::any_of(scalars, [](Value v) { return !v; }))
+    return first.emitError("gfx950: a seed, step or counter must be a "
+                           "function argument or a constant");
   operands.append(scalars);
   gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
     return buildQuantizeKernel(kb, loc, kernels, name, config);
@@ -485,6 +491,12 @@ LogicalResult FunctionConverter::run() {
   for (auto [oldArg, newArg] :
        llvm::zip(func.getArguments(), entry->getArguments()))
     device[oldArg] = {newArg, {}};
+  // Integer constants (seeds) first: a kernel shared by two quantizations
+  // is launched where the first one was, before the second one's operands.
+  for (Operation &op : func.getBody().getOps())
+    if (auto c = dyn_cast<arith::ConstantOp>(&op);
+        c && c.getType().isIntOrIndex())
+      device[c.getResult()] = {b.clone(op)->getResult(0), {}};
 
   for (Operation &op : func.getBody().getOps()) {
     LogicalResult result = success();
@@ -495,10 +507,6 @@ LogicalResult FunctionConverter::run() {
       result = emitScaledMatmul(mm);
     } else if (auto d = dyn_cast<DequantizeOp>(&op)) {
       result = emitDequantize(d);
-    } else if (auto c = dyn_cast<arith::ConstantOp>(&op);
-               c && c.getType().isIntOrIndex()) {
-      Operation *clone = b.clone(op);
-      device[c.getResult()] = {clone->getResult(0), {}};
     } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
       SmallVector<Value> results;
       for (Value v : ret.getOperands()) {

@@ -66,10 +66,59 @@ int64_t gfx950::quantizeWorkgroups(const QuantizeConfig &c) {
   return (regions + 3) / 4;
 }
 
+/// Packs 32 E2M1 codes (vector<32xi32>, 0..15) two to a byte, element 2j in
+/// the low nibble of byte j.
+static Value packCodes(OpBuilder &b, Location loc, Value codes) {
+  SmallVector<int64_t> even, odd;
+  for (int64_t j = 0; j < 16; ++j) {
+    even.push_back(2 * j);
+    odd.push_back(2 * j + 1);
+  }
+  Value lo = vector::ShuffleOp::create(b, loc, codes, codes, even);
+  Value hi = vector::ShuffleOp::create(b, loc, codes, codes, odd);
+  auto vecI32 = cast<VectorType>(lo.getType());
+  Value bytes = arith::OrIOp::create(
+      b, loc, lo,
+      arith::ShLIOp::create(b, loc, hi, num::constant(b, loc, vecI32, 4)));
+  return arith::TruncIOp::create(b, loc, VectorType::get({16}, b.getI8Type()),
+                                 bytes);
+}
+
+/// Stochastic rounding of one block, as the CPU lowering computes it (the
+/// conversion instruction's own stochastic mode draws its bits differently).
+static Value roundBlockStochastic(OpBuilder &b, Location loc, Value v,
+                                  Value byte, Value isNaN, Value words) {
+  Type i32 = b.getI32Type();
+  auto vecI32 = VectorType::get({32}, i32);
+  auto cv = [&](int64_t x) { return num::constant(b, loc, vecI32, x); };
+  Value bits = num::bitsOf(b, loc, v);
+  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
+  Value inverseScale = num::fromBits(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, num::constant(b, loc, i32, 254), byte),
+          num::constant(b, loc, i32, 23)));
+  Value scaled = arith::MulFOp::create(
+      b, loc, v, vector::BroadcastOp::create(b, loc, v.getType(), inverseScale));
+  Value absA = num::fromBits(
+      b, loc,
+      arith::AndIOp::create(b, loc, num::bitsOf(b, loc, scaled),
+                            cv(0x7FFFFFFF)));
+  Value magnitude = num::roundStochastic(b, loc, absA, words);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
+  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
+  code = arith::SelectOp::create(b, loc, isNaN, cv(0), code);
+  return packCodes(b, loc, code);
+}
+
 /// Quantizes one block `v` (vector<32xf32>): the packed codes
-/// (vector<16xi8>) and the scale byte (i32).
+/// (vector<16xi8>) and the scale byte (i32). `words` (vector<32xi32>) asks
+/// for stochastic rounding with those random words.
 static std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc,
-                                             Value v, ScaleRule rule) {
+                                             Value v, ScaleRule rule,
+                                             Value words) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   auto vecI32 = VectorType::get({32}, i32);
   auto c = [&](int64_t x) { return num::constant(b, loc, i32, x); };
@@ -88,6 +137,8 @@ static std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc,
                                        c(0));
   Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
                                       c(255));
+  if (words)
+    return {roundBlockStochastic(b, loc, v, byte, isNaN, words), byte};
   Value convByte = arith::SelectOp::create(
       b, loc, isZero, c(1), arith::SelectOp::create(b, loc, isNaN, c(127), byte));
   Value scale = num::fromBits(
@@ -149,9 +200,12 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
   for (const QuantizeJob &job : c.jobs) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
       args.push_back(i64);
-    if (job.rotation.kind == HadamardKind::random_per_step)
+    if (job.rotation.size && job.rotation.kind == HadamardKind::random_per_step)
       args.push_back(i64);
   }
+  for (const QuantizeJob &job : c.jobs)
+    if (job.stochastic)
+      args.append({i64, i64});
   SmallVector<Type> workgroup;
   if (hasColumnJob)
     workgroup.push_back(MemRefType::get(
@@ -164,7 +218,7 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
 
   unsigned nextArg = 1;
   struct Outputs {
-    Value values, scales, shuffled, seed, step;
+    Value values, scales, shuffled, seed, step, roundingSeed, counter;
   };
   SmallVector<Outputs> outputs(c.jobs.size());
   for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
@@ -178,9 +232,14 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
   for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
       out.seed = func.getArgument(nextArg++);
-    if (job.rotation.kind == HadamardKind::random_per_step)
+    if (job.rotation.size && job.rotation.kind == HadamardKind::random_per_step)
       out.step = func.getArgument(nextArg++);
   }
+  for (auto [job, out] : llvm::zip(c.jobs, outputs))
+    if (job.stochastic) {
+      out.roundingSeed = func.getArgument(nextArg++);
+      out.counter = func.getArgument(nextArg++);
+    }
   Value source = kb.buffer(func.getArgument(0));
 
   Value tid = kb.threadId();
@@ -211,7 +270,24 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
     int64_t outRows = job.transposed ? c.cols : c.rows;
     int64_t outCols = job.transposed ? c.rows : c.cols;
     int64_t kBlocks = outCols / 32;
-    auto [packed, byte] = quantizeBlock(b, loc, prepare(v, job, out), job.rule);
+    Value words;
+    if (job.stochastic) {
+      // Row-major element indices of the block in the quantized tensor.
+      auto vecI64 = VectorType::get({32}, i64);
+      SmallVector<int64_t> lanes(32);
+      for (int64_t i = 0; i < 32; ++i)
+        lanes[i] = i;
+      Value first = arith::IndexCastOp::create(
+          b, loc, i64, kb.add(kb.mul(row, outCols), kb.mul(kBlock, 32)));
+      Value linear = arith::AddIOp::create(
+          b, loc, vector::BroadcastOp::create(b, loc, vecI64, first),
+          arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(vecI64, ArrayRef(lanes))));
+      words = num::stochasticRoundingWords(b, loc, linear, out.roundingSeed,
+                                           out.counter);
+    }
+    auto [packed, byte] =
+        quantizeBlock(b, loc, prepare(v, job, out), job.rule, words);
     Value byte8 = arith::TruncIOp::create(b, loc, i8, byte);
     if (out.values) {
       Value offset = kb.add(kb.mul(row, outCols / 2), kb.mul(kBlock, 16));

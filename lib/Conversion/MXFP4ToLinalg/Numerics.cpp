@@ -8,6 +8,7 @@
 #include "Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -278,4 +279,32 @@ std::array<Value, 2> numerics::splitI64(OpBuilder &b, Location loc, Value v) {
       b, loc, i32,
       arith::ShRUIOp::create(b, loc, v, constant(b, loc, v.getType(), 32)));
   return {lo, hi};
+}
+
+Value numerics::stochasticRoundingWords(OpBuilder &b, Location loc,
+                                        Value linear, Value seed,
+                                        Value counter) {
+  Type vecI64 = linear.getType();
+  auto vecI32 = cast<VectorType>(vecI64).clone(b.getI32Type());
+  Value group = arith::ShRUIOp::create(b, loc, linear,
+                                       constant(b, loc, vecI64, 2));
+  auto [g0, g1] = splitI64(b, loc, group);
+  auto broadcast = [&](Value scalar) -> Value {
+    return vector::BroadcastOp::create(b, loc, vecI32, scalar);
+  };
+  auto [n0, n1] = splitI64(b, loc, counter);
+  auto [k0, k1] = splitI64(b, loc, seed);
+  std::array<Value, 4> words = philox4x32x10(
+      b, loc, {g0, g1, broadcast(n0), broadcast(n1)},
+      {broadcast(k0), broadcast(k1)});
+  Value lane = arith::TruncIOp::create(
+      b, loc, vecI32,
+      arith::AndIOp::create(b, loc, linear, constant(b, loc, vecI64, 3)));
+  Value word = words[3];
+  for (int64_t i = 2; i >= 0; --i) {
+    Value isLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                         constant(b, loc, vecI32, i));
+    word = arith::SelectOp::create(b, loc, isLane, words[i], word);
+  }
+  return word;
 }

@@ -67,6 +67,12 @@ std::array<Value, 4> philox4x32x10(OpBuilder &b, Location loc,
                                    std::array<Value, 4> counter,
                                    std::array<Value, 2> key);
 
+/// The Philox words that stochastic rounding draws for the elements whose
+/// row-major linear indices are `linear` (vector<N x i64>) under `seed` and
+/// `counter` (i64), as vector<N x i32> (docs/Semantics.md section 5).
+Value stochasticRoundingWords(OpBuilder &b, Location loc, Value linear,
+                              Value seed, Value counter);
+
 /// The low and high 32 bits of an i64 (scalar or vector).
 std::array<Value, 2> splitI64(OpBuilder &b, Location loc, Value v);
 

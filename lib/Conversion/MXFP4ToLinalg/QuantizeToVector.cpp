@@ -43,35 +43,6 @@ struct AbsorbedRotation {
   bool roundToBF16 = false;
 };
 
-/// Philox words for stochastic rounding of the lanes whose row-major linear
-/// indices are `linear` (vector<32xi64>; docs/Semantics.md section 5).
-Value roundingWords(OpBuilder &b, Location loc, Value linear, Value seed,
-                    Value counter) {
-  Type vecI64 = linear.getType();
-  auto vecI32 = cast<VectorType>(vecI64).clone(b.getI32Type());
-  Value group = arith::ShRUIOp::create(b, loc, linear,
-                                       num::constant(b, loc, vecI64, 2));
-  auto [g0, g1] = num::splitI64(b, loc, group);
-  auto broadcast = [&](Value scalar) -> Value {
-    return vector::BroadcastOp::create(b, loc, vecI32, scalar);
-  };
-  auto [n0, n1] = num::splitI64(b, loc, counter);
-  auto [k0, k1] = num::splitI64(b, loc, seed);
-  std::array<Value, 4> words = num::philox4x32x10(
-      b, loc, {g0, g1, broadcast(n0), broadcast(n1)},
-      {broadcast(k0), broadcast(k1)});
-  Value lane = arith::TruncIOp::create(
-      b, loc, vecI32,
-      arith::AndIOp::create(b, loc, linear, num::constant(b, loc, vecI64, 3)));
-  Value word = words[3];
-  for (int64_t i = 2; i >= 0; --i) {
-    Value isLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                         num::constant(b, loc, vecI32, i));
-    word = arith::SelectOp::create(b, loc, isLane, words[i], word);
-  }
-  return word;
-}
-
 /// Quantizes one block held in `block` (vector<32xf32>): returns the codes
 /// (vector<32xi8>) and the scale byte (i8).
 std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
@@ -234,7 +205,7 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                       nb, nl, iota,
                       vector::BroadcastOp::create(nb, nl, vecI64,
                                                   strides[axis])));
-              return roundingWords(nb, nl, linear, seed, counter);
+              return num::stochasticRoundingWords(nb, nl, linear, seed, counter);
             };
             auto [blockCodes, byte] =
                 quantizeBlock(nb, nl, block, rule,

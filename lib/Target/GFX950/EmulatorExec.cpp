@@ -47,6 +47,13 @@ inline void writeBytes(uint8_t *p, uint64_t v, int64_t bytes) {
     p[b] = static_cast<uint8_t>(v >> (8 * b));
 }
 
+/// Returns a + b with wrap-around (offsets computed from garbage indices
+/// must not be undefined behavior).
+inline int64_t addWrap(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+
 /// The outcome of checking one memory access.
 enum class Access { InBounds, Dropped };
 
@@ -75,14 +82,16 @@ private:
   llvm::Expected<Access> checkAccess(const Instr &instr, int32_t slot,
                                      int64_t t, int64_t offset,
                                      int64_t bytes) const;
-  /// Returns the linear element index of `indices` (slots) for thread `t`.
-  int64_t linearIndex(int32_t memSlot, const int32_t *indices,
-                      int64_t numIndices, int64_t t) {
+  /// Returns the byte offset of element `indices` (slots) for thread `t`.
+  /// Wraps around instead of overflowing: garbage indices must reach the
+  /// bounds check, not undefined behavior.
+  int64_t byteOffset(int32_t memSlot, const int32_t *indices,
+                     int64_t numIndices, int64_t t) {
     const MemRefInfo &info = slotInfo(memSlot).mem;
-    int64_t linear = 0;
+    uint64_t linear = 0;
     for (int64_t d = 0; d < numIndices; ++d)
-      linear += static_cast<int64_t>(values[indices[d]][t]) * info.strides[d];
-    return linear;
+      linear += values[indices[d]][t] * static_cast<uint64_t>(info.strides[d]);
+    return static_cast<int64_t>(linear * static_cast<uint64_t>(info.elemBytes));
   }
 
   llvm::Error execLoad(const Instr &instr, const Mask &mask, bool masked);
@@ -191,21 +200,21 @@ llvm::Expected<Access> Executor::checkAccess(const Instr &instr, int32_t slot,
     return threadError(instr, t, "memref has no buffer");
   if (view.buffer->freed)
     return threadError(instr, t, "access to deallocated memory");
+  // Comparisons are arranged so that no sum can overflow.
+  int64_t allocation =
+      static_cast<int64_t>(view.buffer->bytes.size()) - view.byteOffset;
   if (view.boundsChecked) {
     // Buffer offsets are unsigned: negative ones are out of range too.
-    if (offset < 0 || offset + bytes > view.validBytes)
+    if (offset < 0 || offset > view.validBytes - bytes)
       return Access::Dropped;
-    if (view.byteOffset + offset + bytes >
-        static_cast<int64_t>(view.buffer->bytes.size()))
-      return threadError(
-          instr, t,
-          "buffer access at byte offset " + llvm::Twine(offset) +
-              " is inside validBytes but beyond the " +
-              llvm::Twine(view.buffer->bytes.size() - view.byteOffset) +
-              "-byte allocation");
+    if (offset > allocation - bytes)
+      return threadError(instr, t,
+                         "buffer access at byte offset " + llvm::Twine(offset) +
+                             " is inside validBytes but beyond the " +
+                             llvm::Twine(allocation) + "-byte allocation");
     return Access::InBounds;
   }
-  if (offset < 0 || offset + bytes > view.sizeBytes) {
+  if (offset < 0 || offset > view.sizeBytes - bytes) {
     const char *space =
         slotInfo(slot).mem.space == MemSpace::Workgroup ? "LDS" : "global";
     return threadError(instr, t,
@@ -1021,14 +1030,14 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
   for (int64_t t = 0; t < threads; ++t) {
     if (!isActive(mask, t))
       continue;
-    int64_t offset = linearIndex(memSlot, indices, numIndices, t) * eb;
+    int64_t offset = byteOffset(memSlot, indices, numIndices, t);
     uint64_t *d = out + t * n;
+    int64_t limit = view.boundsChecked ? view.validBytes : view.sizeBytes;
     bool wholeInBounds =
         !masked && view.buffer && !view.buffer->freed && offset >= 0 &&
-        offset + n * eb <=
-            (view.boundsChecked ? view.validBytes : view.sizeBytes) &&
-        view.byteOffset + offset + n * eb <=
-            static_cast<int64_t>(view.buffer->bytes.size());
+        offset <= limit - n * eb &&
+        offset <= static_cast<int64_t>(view.buffer->bytes.size()) -
+                      view.byteOffset - n * eb;
     if (wholeInBounds) {
       const uint8_t *p = view.buffer->bytes.data() + view.byteOffset + offset;
       for (int64_t e = 0; e < n; ++e)
@@ -1041,7 +1050,7 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
         continue;
       }
       llvm::Expected<Access> access =
-          checkAccess(instr, memSlot, t, offset + e * eb, eb);
+          checkAccess(instr, memSlot, t, addWrap(offset, e * eb), eb);
       if (!access)
         return access.takeError();
       if (*access == Access::Dropped) {
@@ -1072,13 +1081,13 @@ llvm::Error Executor::execStore(const Instr &instr, const Mask &mask,
   for (int64_t t = 0; t < threads; ++t) {
     if (!isActive(mask, t))
       continue;
-    int64_t offset = linearIndex(memSlot, indices, numIndices, t) * eb;
+    int64_t offset = byteOffset(memSlot, indices, numIndices, t);
     const uint64_t *v = value + t * n;
     for (int64_t e = 0; e < n; ++e) {
       if (masked && !maskBits[t * n + e])
         continue;
       llvm::Expected<Access> access =
-          checkAccess(instr, memSlot, t, offset + e * eb, eb);
+          checkAccess(instr, memSlot, t, addWrap(offset, e * eb), eb);
       if (!access)
         return access.takeError();
       if (*access == Access::Dropped)
@@ -1272,8 +1281,6 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
   const int32_t *srcIndices = instr.in.data() + 1;
   const int32_t *dstIndices = instr.in.data() + 2 + numSrc;
   int64_t bytes = instr.imm1, slotBytes = instr.imm2;
-  int64_t srcEb = slotInfo(srcSlot).mem.elemBytes;
-  int64_t dstEb = slotInfo(dstSlot).mem.elemBytes;
   const MemView &src = views[srcSlot];
   MemView &dst = views[dstSlot];
   // Bounds are checked per dword (or per transfer, if smaller).
@@ -1287,20 +1294,20 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
       continue;
     int64_t first = wave * kWaveSize;
     // The LDS destination is wave-uniform: the first lane's indices.
-    int64_t base = linearIndex(dstSlot, dstIndices, numDst, first) * dstEb;
+    int64_t base = byteOffset(dstSlot, dstIndices, numDst, first);
     llvm::Expected<Access> dstAccess =
         checkAccess(instr, dstSlot, first, base, kWaveSize * slotBytes);
     if (!dstAccess)
       return dstAccess.takeError();
     for (int64_t lane = 0; lane < kWaveSize; ++lane) {
       int64_t t = first + lane;
-      int64_t offset = linearIndex(srcSlot, srcIndices, numSrc, t) * srcEb;
+      int64_t offset = byteOffset(srcSlot, srcIndices, numSrc, t);
       uint8_t *out =
           dst.buffer->bytes.data() + dst.byteOffset + base + lane * slotBytes;
       std::fill(out, out + slotBytes, 0);
       for (int64_t g = 0; g < bytes; g += granule) {
         llvm::Expected<Access> access =
-            checkAccess(instr, srcSlot, t, offset + g, granule);
+            checkAccess(instr, srcSlot, t, addWrap(offset, g), granule);
         if (!access)
           return access.takeError();
         if (*access == Access::Dropped)

@@ -26,14 +26,6 @@ func.func @leading_axis(%x: tensor<64x64xf32>) -> tensor<2x64xf8E8M0FNU> {
 
 // -----
 
-func.func @stochastic(%x: tensor<64x64xf32>, %seed: i64, %step: i64) -> tensor<64x2xf8E8M0FNU> {
-  // expected-error @+1 {{gfx950: stochastic rounding is not lowered for gfx950 yet}}
-  %v, %s = mxfp4.quantize %x axis = 1 rounding = stochastic seed(%seed) counter(%step) : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
-  return %s : tensor<64x2xf8E8M0FNU>
-}
-
-// -----
-
 func.func @big_rotation(%x: tensor<64x128xf32>) -> tensor<64x4xf8E8M0FNU> {
   // expected-error @+1 {{gfx950: hadamard size 64 is not supported by the fused quantize kernel (16 and 32 are)}}
   %h = mxfp4.hadamard %x axis = 1 size = 64 : tensor<64x128xf32>

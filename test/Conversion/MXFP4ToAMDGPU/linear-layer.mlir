@@ -38,16 +38,12 @@
 // CHECK-LABEL: gpu.func @gemm_64x32x64_t64x64_f32(
 // CHECK-SAME: workgroup(%{{.*}} : memref<32768xi8, #gpu.address_space<workgroup>>)
 // CHECK: amdgpu.gather_to_lds {{.*}} : vector<4xi32>, memref<2048xi8, #amdgpu.address_space<fat_raw_buffer>>, memref<32768xi8, #gpu.address_space<workgroup>>
-// CHECK: scf.for
+// CHECK: vector.load {{.*}} : memref<512xi8, #amdgpu.address_space<fat_raw_buffer>>, vector<4xi8>
 // CHECK: amdgpu.memory_counter_wait load(0)
 // CHECK: gpu.barrier
-// CHECK: scf.if
-// CHECK: amdgpu.gather_to_lds
-// CHECK: vector.load {{.*}} : memref<512xi8, #amdgpu.address_space<fat_raw_buffer>>, vector<4xi8>
 // CHECK: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[0] * %{{.*}}) * (%{{.*}}[0] * %{{.*}}) + %{{.*}} : vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf8E8M0FNU>, vector<32xf4E2M1FN>, vector<4xf32>
 // CHECK: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[1] * %{{.*}}) * (%{{.*}}[0] * %{{.*}})
 // CHECK: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[0] * %{{.*}}) * (%{{.*}}[1] * %{{.*}})
 // CHECK: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[1] * %{{.*}}) * (%{{.*}}[1] * %{{.*}})
 // CHECK: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[2] * %{{.*}}) * (%{{.*}}[2] * %{{.*}})
-// CHECK: scf.yield
 // CHECK: vector.store %{{.*}} : memref<2048xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>

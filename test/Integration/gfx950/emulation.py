@@ -38,7 +38,8 @@ def both(mlir, function, inputs, outputs, label, runner_args=(), **kw):
 
 
 # --- Fused Hadamard + quantize: row-wise and transposed from one read. ------
-def quantize_module(rows, cols, element, row_rot, col_rot, row_rule, col_rule):
+def quantize_module(rows, cols, element, row_rot, col_rot, row_rule, col_rule,
+                    stochastic=False):
     x = T((rows, cols), element)
     xt = T((cols, rows), element)
     args = [f"%x: {x}", "%seed: i64", "%step: i64"]
@@ -56,17 +57,18 @@ def quantize_module(rows, cols, element, row_rot, col_rot, row_rule, col_rule):
         return f"%{name}", (f"  %{name} = mxfp4.hadamard {inv}{src} axis = 1 size = {size}"
                             f" kind = {kind}{operands} : {ty}\n")
 
+    sr = " rounding = stochastic seed(%seed) counter(%step)" if stochastic else ""
     r_src, r_ops = rotate("hr", "%x", x, row_rot)
     t_src, t_ops = rotate("ht", "%t", xt, col_rot)
     v, s = T((rows, cols), "f4E2M1FN"), T((rows, cols // 32), "f8E8M0FNU")
     vt, st = T((cols, rows), "f4E2M1FN"), T((cols, rows // 32), "f8E8M0FNU")
     return (f"func.func @q({', '.join(args)}) -> ({v}, {s}, {vt}, {st}) {{\n"
             + r_ops +
-            f"  %v, %s = mxfp4.quantize {r_src} axis = 1 scale_rule = {row_rule} : {x} -> {v}, {s}\n"
+            f"  %v, %s = mxfp4.quantize {r_src} axis = 1 scale_rule = {row_rule}{sr} : {x} -> {v}, {s}\n"
             f"  %e = tensor.empty() : {xt}\n"
             f"  %t = linalg.transpose ins(%x : {x}) outs(%e : {xt}) permutation = [1, 0]\n"
             + t_ops +
-            f"  %vt, %st = mxfp4.quantize {t_src} axis = 1 scale_rule = {col_rule} : {xt} -> {vt}, {st}\n"
+            f"  %vt, %st = mxfp4.quantize {t_src} axis = 1 scale_rule = {col_rule}{sr} : {xt} -> {vt}, {st}\n"
             f"  return %v, %s, %vt, %st : {v}, {s}, {vt}, {st}\n}}\n")
 
 
@@ -78,12 +80,17 @@ QUANTIZE_CASES = [
     (64, 128, "f32", (16, "random_fixed", False), (16, "random_per_step", False), "floor", "even"),
     (128, 64, "bf16", (32, "random_per_step", True), None, "rceil", "ceil"),
     (160, 96, "f32", (16, "deterministic", True), (32, "random_fixed", False), "even", "floor"),
+    # Stochastic rounding: the same Philox words as the CPU.
+    (64, 64, "f32", None, None, "even", "even", True),
+    (96, 128, "bf16", (16, "deterministic", False), (16, "deterministic", False), "floor", "even", True),
 ]
-for rows, cols, element, rr, cr, rrule, crule in QUANTIZE_CASES:
+for case in QUANTIZE_CASES:
+    rows, cols, element, rr, cr, rrule, crule = case[:7]
+    stochastic = len(case) > 7 and case[7]
     x = harness.as_array(harness.mx_stress((rows, cols), 1, rng), element)
-    label = f"quantize {rows}x{cols} {element} {rr} {cr} {rrule}/{crule}"
-    both(quantize_module(rows, cols, element, rr, cr, rrule, crule), "q",
-         [x, 12345, 7], 4, label)
+    label = f"quantize {rows}x{cols} {element} {rr} {cr} {rrule}/{crule} sr={stochastic}"
+    both(quantize_module(rows, cols, element, rr, cr, rrule, crule, stochastic),
+         "q", [x, 12345, 7], 4, label)
 
 
 # --- GEMM: ragged shapes, every tile, accumulators, bf16 results. ----------
@@ -155,7 +162,7 @@ x = rng.standard_normal((64, 64)).astype(np.float32)
 x[:, 5] *= 40  # an outlier channel
 w = (rng.standard_normal((32, 64)) * 0.1).astype(np.float32)
 dy = (rng.standard_normal((64, 32)) * 0.01).astype(np.float32)
-for recipe in ["fp4-all-dht16", "fp4-all"]:
+for recipe in ["fp4-all-dht16", "fp4-all", "fp4-all-sr", "fp4-all-rht16"]:
     want = harness.Runner(tool, os.path.join(workdir, "cpu-" + recipe),
                           [f"--recipe={recipe}"]).run(
         layer, "linear_fwd_bwd", [x, w, dy, 3], 3)

@@ -73,8 +73,7 @@ TEST(LaneLayout, Operand32x32x64Table) {
   // 32 x 64 FP4 tile (32 bytes per row).
   EXPECT_EQ(getOperandByteOffset(MfmaShape::m32n32k64, 37, 32),
             5 * 32 + 1 * 16);
-  EXPECT_EQ(getOperandByteOffset(MfmaShape::m32n32k64, 37, 256),
-            5 * 256 + 16);
+  EXPECT_EQ(getOperandByteOffset(MfmaShape::m32n32k64, 37, 256), 5 * 256 + 16);
   EXPECT_EQ(getOperandLane(MfmaShape::m32n32k64, 5, 1), 37);
 }
 
@@ -248,8 +247,8 @@ TEST(LaneLayout, ShuffledScalesMatchTriton) {
       ASSERT_EQ(static_cast<int64_t>(expected.size()), sm * sn);
       for (int64_t offset = 0; offset < sm * sn; ++offset) {
         auto [row, kBlock] = expected[offset];
-        ASSERT_EQ(
-            getShuffledScaleOffset(shape, rows, kBlocks, row, kBlock), offset)
+        ASSERT_EQ(getShuffledScaleOffset(shape, rows, kBlocks, row, kBlock),
+                  offset)
             << getMfmaShapeName(shape).str() << " row " << row << " kBlock "
             << kBlock;
         ScaleCoord coord = getShuffledScaleCoord(shape, rows, kBlocks, offset);
@@ -304,10 +303,9 @@ TEST(LaneLayout, OneDwordPerLaneCoversFourMfmas) {
               dwords.insert(src.dwordOffset);
               indices.insert(src.scalesIdx);
               // Every lane of one MFMA selects the same byte.
-              EXPECT_EQ(src.scalesIdx,
-                        getShuffledScaleSource(shape, kKBlocks, rowTile, kStep,
-                                               0)
-                            .scalesIdx);
+              EXPECT_EQ(src.scalesIdx, getShuffledScaleSource(shape, kKBlocks,
+                                                              rowTile, kStep, 0)
+                                           .scalesIdx);
               // The selected byte is the scale of this lane's operand slot.
               OperandSlot s = getOperandSlot(shape, lane);
               uint8_t want =
