@@ -11,15 +11,19 @@
 #include "Gfx950Launch.h"
 
 #include "mxfp4/Conversion/MXFP4ToAMDGPU/MXFP4ToAMDGPU.h"
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/InitAll.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 #include "mxfp4/Target/GFX950/Emulator.h"
 #include "mxfp4/Target/GFX950/KernelReport.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -114,6 +118,22 @@ private:
 
 } // namespace
 
+/// True if some function has ops besides the ones the mxfp4 kernels take:
+/// then the program is bufferized and gets generic kernels too.
+static bool needsGenericKernels(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>())
+    for (Operation &op : function.getBody().getOps()) {
+      if (isa<QuantizeOp, DequantizeOp, ScaledMatmulOp, HadamardOp,
+              tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
+        continue;
+      auto transpose = dyn_cast<linalg::TransposeOp>(op);
+      if (transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+        continue;
+      return true;
+    }
+  return false;
+}
+
 /// Parses `source`, applies the recipe and lowers to kernels; returns the
 /// module and the public functions' signatures as written.
 static llvm::Expected<OwningOpRef<ModuleOp>>
@@ -145,6 +165,7 @@ lowerToKernels(CompileSession &session, llvm::StringRef source,
   Gfx950PipelineOptions pipeline;
   pipeline.tile = options.tile;
   pipeline.testMutation = options.testMutation;
+  pipeline.mixed = needsGenericKernels(*module);
   buildGfx950KernelPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return diagnosticsError("cannot lower '" + name + "' for gfx950",
@@ -211,10 +232,10 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
   // Each kernel alone to assembly (compile time per kernel), then all of
   // them into one code object.
   for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
-    OwningOpRef<ModuleOp> single = cast<ModuleOp>((*module)->clone());
-    single->walk([&](func::FuncOp f) { f.erase(); });
-    auto singleKernels = single->lookupSymbol<gpu::GPUModuleOp>(
-        gfx950::kKernelModuleName);
+    OwningOpRef<ModuleOp> single = ModuleOp::create((*module)->getLoc());
+    OpBuilder b(&session.context);
+    b.setInsertionPointToStart(single->getBody());
+    auto singleKernels = cast<gpu::GPUModuleOp>(b.clone(*kernels));
     for (auto other :
          llvm::make_early_inc_range(singleKernels.getOps<gpu::GPUFuncOp>()))
       if (other.getName() != kernel.getName())
@@ -238,7 +259,12 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     artifact.assembly += *assembly;
     artifact.kernels.push_back(std::move(info));
   }
-  OwningOpRef<ModuleOp> forBinary = cast<ModuleOp>((*module)->clone());
+  OwningOpRef<ModuleOp> forBinary = ModuleOp::create((*module)->getLoc());
+  {
+    OpBuilder b(&session.context);
+    b.setInsertionPointToStart(forBinary->getBody());
+    b.clone(*kernels);
+  }
   llvm::Expected<std::string> binary =
       serialize(session, *forBinary, "bin", (*shim)->path());
   if (!binary)
@@ -357,6 +383,16 @@ Gfx950Module::fromSource(llvm::StringRef source, llvm::StringRef name,
   if (!module)
     return module.takeError();
   impl.module = std::move(*module);
+  for (auto function : impl.module->getOps<func::FuncOp>())
+    if (function.isPublic() &&
+        !llvm::all_of(function.getArgumentTypes(), [](Type t) {
+          auto m = dyn_cast<MemRefType>(t);
+          return !m || m.getRank() == 1;
+        }))
+      return makeError("'" + name + "' has ops besides mxfp4 ones: mxfp4-run "
+                       "compile --target=gfx950 builds it (generic kernels), "
+                       "but running such programs on gfx950 is not "
+                       "supported yet");
   if (backend == Gfx950Backend::hip) {
     // Fail early, before compiling, where there is no HIP or no gfx950.
     llvm::Expected<std::unique_ptr<gfx950::HipLauncher>> hip =

@@ -17,6 +17,9 @@
 #include "mxfp4/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mxfp4/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -35,7 +38,23 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   conversion.chipset = o.chipset;
   conversion.tile = o.tile;
   conversion.testMutation = o.testMutation;
+  conversion.mixed = o.mixed;
   pm.addPass(createConvertMXFP4ToAMDGPUPass(conversion));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (!o.mixed)
+    return;
+  // The rest of the program: buffers, one generic kernel per linalg op, and
+  // one module of distinct kernels.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunchPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeKernelModulesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -49,6 +68,7 @@ void mlir::mxfp4::buildGfx950Pipeline(OpPassManager &pm,
 void mlir::mxfp4::buildGfx950LoweringPipeline(OpPassManager &pm,
                                               const Gfx950PipelineOptions &o) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertMathToROCDLIntrinsicsPass());
   kernels.addPass(createArithToAMDGPUConversionPass({o.chipset}));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeF8E8M0 = expand.includeF4E2M1 = true;

@@ -144,6 +144,7 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::ROCDL::ROCDLDialect",
@@ -155,9 +156,99 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
            "Target chip (only gfx950 has MXFP4 scaled MFMAs)">,
     Option<"tile", "tile", "int64_t", /*default=*/"0",
            "GEMM workgroup tile (64, 128 or 256); 0 picks per shape">,
+    Option<"mixed", "mixed", "bool", /*default=*/"false",
+           "Keep the other ops of the function: mxfp4 results reach them "
+           "through bufferization.to_tensor and their tensors reach the "
+           "kernels through bufferization.to_buffer, for a bufferization "
+           "and a generic GPU lowering afterwards">,
     Option<"testMutation", "test-mutation", "std::string", /*default=*/"",
            "Tests only: plant a bug in the GEMM (lds-swizzle, scale-byte, "
            "fragment-row) to show that emulation catches it">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// LinalgToGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertLinalgToGPULaunchPass
+    : Pass<"convert-linalg-to-gpu-launch", "::mlir::func::FuncOp"> {
+  let summary = "Run the linalg ops of a bufferized function as gpu.launch ops";
+  let description = [{
+    The generic GPU code generation for what no tuned kernel covers. Every
+    top-level linalg op on buffers (named ops are generalized first;
+    `memref.copy` becomes a copy) becomes one `gpu.launch` with one
+    work-item per point of its parallel iteration space, 256 a workgroup,
+    the parallel dimensions delinearized row-major; each work-item runs the
+    payload over the reduction dimensions in a loop nest that carries the
+    accumulators in registers. Other top-level code that touches memory runs
+    in a one-work-item launch (it must not produce values the host uses).
+    The host is left with allocations, views, launches and scalar
+    arithmetic; `gpu-kernel-outlining` then makes the kernels.
+
+    Example:
+
+    ```mlir
+    // Before
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : memref<1000xf32>) outs(%b : memref<1000xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
+    // After
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %id = ... %bx * 256 + %tx
+      scf.if %id < 1000 {
+        %x = memref.load %a[%id] : memref<1000xf32>
+        %e = math.exp %x : f32
+        memref.store %e, %b[%id] : memref<1000xf32>
+      }
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// MathToROCDLIntrinsics
+//===----------------------------------------------------------------------===//
+
+def ConvertMathToROCDLIntrinsicsPass
+    : Pass<"convert-math-to-rocdl-intrinsics", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower f32 math ops to AMDGPU instructions, not device libraries";
+  let description = [{
+    `math.exp`, `exp2`, `log`, `log2`, `rsqrt` and `powf` on f32 become
+    `rocdl.exp2` (v_exp_f32), `rocdl.log` (v_log_f32), `rocdl.rcp` and
+    `math.sqrt` with the needed constant factors; tanh, erf, sin, cos and
+    the other functions become upstream polynomial approximations. No
+    `__ocml_*` call remains, so the kernels link without ROCm device
+    libraries (Debian ships none for gfx950). Accurate to a few ulp, not
+    bit-identical to the CPU.
+
+    Example:
+
+    ```mlir
+    // Before
+    %e = math.exp %x : f32
+    // After
+    %c = arith.constant 1.44269502 : f32
+    %t = arith.mulf %x, %c : f32
+    %e = rocdl.exp2 %t f32 -> f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::math::MathDialect"
   ];
 }
 

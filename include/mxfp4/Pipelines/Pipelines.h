@@ -36,6 +36,11 @@ struct Gfx950PipelineOptions
                        llvm::cl::desc("GEMM workgroup tile (64, 128, 256; "
                                       "0 picks per shape)"),
                        llvm::cl::init(0)};
+  Option<bool> mixed{
+      *this, "mixed",
+      llvm::cl::desc("The functions have ops besides mxfp4 ones: bufferize "
+                     "them and give each a generic GPU kernel"),
+      llvm::cl::init(false)};
   Option<std::string> testMutation{
       *this, "test-mutation",
       llvm::cl::desc("Tests only: plant a bug in the GEMM kernels"),

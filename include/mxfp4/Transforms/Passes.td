@@ -194,4 +194,37 @@ def OutlineKernelsPass : Pass<"mxfp4-outline-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+
+def MergeKernelModulesPass
+    : Pass<"mxfp4-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Move every GPU kernel into one gpu.module, one copy of each";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per launch; a training step
+    has thousands, most of them the same kernel once per layer. This pass
+    moves every kernel into the module `into` (created if missing), keeps
+    one copy of each distinct kernel (equal text up to its name), names the
+    moved ones `kernel_N`, and points every `gpu.launch_func` at its copy:
+    one code object, each distinct kernel compiled once.
+
+    Example:
+
+    ```mlir
+    // Before
+    gpu.launch_func @f_kernel::@f_kernel ...
+    gpu.launch_func @f_kernel_0::@f_kernel ...   // the same kernel
+    gpu.module @f_kernel { gpu.func @f_kernel(...) kernel { ... } }
+    gpu.module @f_kernel_0 { gpu.func @f_kernel(...) kernel { ... } }
+    // After
+    gpu.launch_func @mxfp4_kernels::@kernel_0 ...
+    gpu.launch_func @mxfp4_kernels::@kernel_0 ...
+    gpu.module @mxfp4_kernels { gpu.func @kernel_0(...) kernel { ... } }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let options = [
+    Option<"into", "into", "std::string", /*default=*/"\"mxfp4_kernels\"",
+           "The gpu.module that receives the kernels">
+  ];
+}
+
 #endif // MXFP4_TRANSFORMS_PASSES_TD

@@ -31,6 +31,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -71,14 +72,23 @@ struct DeviceTensor {
 class FunctionConverter {
 public:
   FunctionConverter(func::FuncOp func, gpu::GPUModuleOp kernels,
-                    int64_t tileOverride, StringRef testMutation)
+                    int64_t tileOverride, StringRef testMutation, bool mixed)
       : func(func), kernels(kernels), tileOverride(tileOverride),
-        testMutation(testMutation), b(func.getContext()) {}
+        testMutation(testMutation), mixed(mixed), b(func.getContext()) {}
 
   LogicalResult run();
 
 private:
   LogicalResult check();
+  LogicalResult runStrict();
+  LogicalResult runMixed();
+  /// The device buffer of `value`; in mixed mode a tensor from outside the
+  /// mxfp4 ops is bridged with bufferization.to_buffer (scalars are used
+  /// as they are). Null if there is none.
+  Value bufferOf(Location loc, Value value);
+  /// Records `flat` as the buffer of `result`; in mixed mode the tensor
+  /// users get it through bufferization.to_tensor.
+  void publish(Location loc, Value result, Value flat);
   FailureOr<QuantizeSource> analyze(QuantizeOp op);
   Value alloc(Location loc, RankedTensorType type);
   Value deviceType(Value buffer);
@@ -95,6 +105,7 @@ private:
   gpu::GPUModuleOp kernels;
   int64_t tileOverride;
   std::string testMutation;
+  bool mixed;
   OpBuilder b;
   DenseMap<Value, DeviceTensor> device;
   DenseSet<Operation *> emittedQuantizes;
@@ -115,7 +126,7 @@ static MemRefType getBufferType(RankedTensorType type) {
 }
 
 LogicalResult FunctionConverter::check() {
-  for (Type t : func.getArgumentTypes()) {
+  for (Type t : mixed ? TypeRange() : func.getArgumentTypes()) {
     if (t.isInteger(64))
       continue;
     auto tensor = dyn_cast<RankedTensorType>(t);
@@ -125,7 +136,7 @@ LogicalResult FunctionConverter::check() {
                 "got "
              << t;
   }
-  for (Type t : func.getResultTypes()) {
+  for (Type t : mixed ? TypeRange() : func.getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.hasStaticShape())
       return func.emitError()
@@ -163,10 +174,12 @@ LogicalResult FunctionConverter::check() {
       return WalkResult::advance();
     }
     if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
+      if (mixed)
+        return WalkResult::advance();
       if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
         return op->emitError("gfx950: only 2-D transposes are supported");
       for (Operation *user : t->getUsers())
-        if (!isa<QuantizeOp, HadamardOp>(user))
+        if (!mixed && !isa<QuantizeOp, HadamardOp>(user))
           return op->emitError("gfx950: a transpose must feed quantize ops "
                                "(possibly through a hadamard)");
       return WalkResult::advance();
@@ -187,8 +200,15 @@ LogicalResult FunctionConverter::check() {
     }
     if (isa<tensor::EmptyOp, func::ReturnOp>(op))
       return WalkResult::advance();
-    if (isa<arith::ConstantOp>(op))
+    if (isa<arith::ConstantOp>(op) || mixed) {
+      // FP4 and E8M0 tensors exist only between mxfp4 ops.
+      for (Value v : op->getOperands())
+        if (auto t = dyn_cast<RankedTensorType>(v.getType());
+            t && isa<Float4E2M1FNType, Float8E8M0FNUType>(t.getElementType()))
+          return op->emitError("gfx950: FP4 values and E8M0 scales may only "
+                               "be used by mxfp4 ops");
       return WalkResult::advance();
+    }
     return op->emitError()
            << "gfx950: '" << op->getName()
            << "' has no gfx950 lowering; this conversion lowers "
@@ -213,13 +233,11 @@ FailureOr<QuantizeSource> FunctionConverter::analyze(QuantizeOp op) {
     source.step = h.getStep();
     v = h.getInput();
   }
-  if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>();
+      t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
     source.transposed = true;
     v = t.getInput();
   }
-  if (!device.count(v))
-    return op.emitError("gfx950: the quantized tensor must be an argument or "
-                        "the result of another lowered op");
   source.root = v;
   return source;
 }
@@ -308,7 +326,11 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     return first.emitError("gfx950: a transposed quantization needs a 2-D "
                            "source");
   QuantizeConfig config{rows, cols, sourceType.getElementType(), {}};
-  SmallVector<Value> operands = {device[firstSource->root].buffer};
+  Value root = bufferOf(loc, firstSource->root);
+  if (!root)
+    return first.emitError("gfx950: the quantized tensor must be an argument "
+                           "or the result of another lowered op");
+  SmallVector<Value> operands = {root};
   SmallVector<Value> scalars;
   std::string name = llvm::formatv("quantize_{0}x{1}_{2}", rows, cols,
                                    typeName(config.sourceType));
@@ -349,14 +371,14 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     device[q.getScales()] = scales;
     if (source.rotation.size &&
         source.rotation.kind != HadamardKind::deterministic)
-      scalars.push_back(device[source.seed].buffer);
+      scalars.push_back(bufferOf(loc, source.seed));
     if (source.rotation.size &&
         source.rotation.kind == HadamardKind::random_per_step)
-      scalars.push_back(device[source.step].buffer);
+      scalars.push_back(bufferOf(loc, source.step));
   }
   for (auto &[q, source] : members)
     if (q.getRounding() == Rounding::stochastic)
-      scalars.append({device[q.getSeed()].buffer, device[q.getCounter()].buffer});
+      scalars.append({bufferOf(loc, q.getSeed()), bufferOf(loc, q.getCounter())});
   if (llvm::any_of(scalars, [](Value v) { return !v; }))
     return first.emitError("gfx950: a seed, step or counter must be a "
                            "function argument or a constant");
@@ -369,9 +391,13 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
 }
 
 Value FunctionConverter::shuffledScales(Location loc, Value scales) {
+  auto found = device.find(scales);
+  if (found != device.end() && found->second.shuffled)
+    return found->second.shuffled;
+  Value canonical = bufferOf(loc, scales);
+  if (!canonical)
+    return {};
   DeviceTensor &t = device[scales];
-  if (t.shuffled)
-    return t.shuffled;
   auto type = cast<RankedTensorType>(scales.getType());
   int64_t rows = type.getNumElements() / type.getShape().back();
   int64_t kBlocks = type.getShape().back();
@@ -412,19 +438,21 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   if (op.getAcc())
     config.accType =
         cast<RankedTensorType>(op.getAcc().getType()).getElementType();
-  for (Value v : {op.getLhs(), op.getLhsScale(), op.getRhs(), op.getRhsScale()})
-    if (!device.count(v))
-      return op.emitError("gfx950: scaled_matmul operands must be arguments "
-                          "or results of lowered ops");
-  SmallVector<Value> operands = {device[op.getLhs()].buffer,
+  SmallVector<Value> operands = {bufferOf(loc, op.getLhs()),
                                  shuffledScales(loc, op.getLhsScale()),
-                                 device[op.getRhs()].buffer,
+                                 bufferOf(loc, op.getRhs()),
                                  shuffledScales(loc, op.getRhsScale())};
-  if (op.getAcc())
-    operands.push_back(device[op.getAcc()].buffer);
+  if (llvm::any_of(operands, [](Value v) { return !v; }))
+    return op.emitError("gfx950: scaled_matmul operands must be arguments "
+                        "or results of lowered ops");
+  if (op.getAcc()) {
+    Value acc = bufferOf(loc, op.getAcc());
+    if (!acc)
+      return op.emitError("gfx950: the accumulator has no device buffer");
+    operands.push_back(acc);
+  }
   Value result = alloc(loc, resultType);
   operands.push_back(result);
-  device[op.getResult()] = {result, {}};
   std::string name = llvm::formatv(
       "gemm_{0}x{1}x{2}_t{3}x{4}_{5}{6}", config.m, config.n, config.k,
       config.tileM, config.tileN, typeName(config.resultType),
@@ -434,6 +462,7 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     return buildGemmKernel(kb, loc, kernels, name, config);
   });
   launch(loc, kernel, gemmWorkgroups(config), operands);
+  publish(loc, op.getResult(), result);
   return success();
 }
 
@@ -444,9 +473,11 @@ LogicalResult FunctionConverter::emitDequantize(DequantizeOp op) {
   config.cols = type.getShape().back();
   config.rows = type.getNumElements() / config.cols;
   config.resultType = type.getElementType();
-  DeviceTensor &scales = device[op.getScales()];
-  if (!scales.buffer)
-    return op.emitError("gfx950: dequantize needs canonical scales");
+  Value values = bufferOf(loc, op.getValues());
+  Value scales = bufferOf(loc, op.getScales());
+  if (!values || !scales)
+    return op.emitError("gfx950: dequantize needs FP4 values and canonical "
+                        "scales from lowered ops or arguments");
   Value result = alloc(loc, type);
   std::string name = llvm::formatv("dequantize_{0}x{1}_{2}", config.rows,
                                    config.cols, typeName(config.resultType));
@@ -454,14 +485,99 @@ LogicalResult FunctionConverter::emitDequantize(DequantizeOp op) {
     return buildDequantizeKernel(kb, loc, kernels, name, config);
   });
   launch(loc, kernel, dequantizeWorkgroups(config),
-         {device[op.getValues()].buffer, scales.buffer, result});
-  device[op.getResult()] = {result, {}};
+         {values, scales, result});
+  publish(loc, op.getResult(), result);
   return success();
+}
+
+Value FunctionConverter::bufferOf(Location loc, Value value) {
+  auto it = device.find(value);
+  if (it != device.end() && it->second.buffer)
+    return it->second.buffer;
+  if (!mixed)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type) {
+    device[value] = {value, {}};
+    return value;
+  }
+  if (!type.hasStaticShape() ||
+      isa<Float4E2M1FNType, Float8E8M0FNUType>(type.getElementType()))
+    return {};
+  Value buffer = bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
+      /*read_only=*/true);
+  if (type.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all[0].push_back(d);
+    buffer = memref::CollapseShapeOp::create(b, loc, buffer, all);
+  }
+  device[value] = {buffer, {}};
+  return buffer;
+}
+
+void FunctionConverter::publish(Location loc, Value result, Value flat) {
+  device[result] = {flat, {}};
+  if (!mixed)
+    return;
+  auto type = cast<RankedTensorType>(result.getType());
+  Value shaped = flat;
+  if (type.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all[0].push_back(d);
+    shaped = memref::ExpandShapeOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()), flat,
+        all);
+  }
+  Value tensor = bufferization::ToTensorOp::create(
+      b, loc, type, shaped, /*restrict=*/true, /*writable=*/true);
+  result.replaceAllUsesWith(tensor);
+  device[tensor] = {flat, {}};
 }
 
 LogicalResult FunctionConverter::run() {
   if (failed(check()))
     return failure();
+  return mixed ? runMixed() : runStrict();
+}
+
+LogicalResult FunctionConverter::runMixed() {
+  // Launches go where the ops were; results reach the other ops as tensors.
+  // Constants (seeds) move to the top first: a kernel shared by two
+  // quantizations is launched where the first one was.
+  Block &entry = func.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(entry))
+    if (isa<arith::ConstantOp>(op))
+      op.moveBefore(&entry, entry.begin());
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().getOps())
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    LogicalResult result = success();
+    if (auto q = dyn_cast<QuantizeOp>(op)) {
+      if (!emittedQuantizes.count(q))
+        result = emitQuantizeGroup(q);
+    } else if (auto mm = dyn_cast<ScaledMatmulOp>(op)) {
+      result = emitScaledMatmul(mm);
+    } else if (auto d = dyn_cast<DequantizeOp>(op)) {
+      result = emitDequantize(d);
+    }
+    if (failed(result))
+      return failure();
+  }
+  // The mxfp4 ops, and the rotations and transposes that only fed them.
+  for (Operation *op : llvm::reverse(ops))
+    if (isa<QuantizeOp, ScaledMatmulOp, DequantizeOp>(op) ||
+        (isa<HadamardOp, linalg::TransposeOp, tensor::EmptyOp>(op) &&
+         op->use_empty()))
+      op->erase();
+  return success();
+}
+
+LogicalResult FunctionConverter::runStrict() {
   MLIRContext *ctx = func.getContext();
 
   // The host function: same name, tensors as flat device buffers.
@@ -556,7 +672,7 @@ struct ConvertMXFP4ToAMDGPUPass
     for (auto f : module.getOps<func::FuncOp>())
       if (!f.isExternal())
         funcs.push_back(f);
-    if (funcs.empty())
+    if (funcs.empty() && !mixed)
       return;
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
@@ -569,7 +685,8 @@ struct ConvertMXFP4ToAMDGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     for (func::FuncOp f : funcs)
-      if (failed(FunctionConverter(f, kernels, tile, testMutation).run()))
+      if (failed(
+              FunctionConverter(f, kernels, tile, testMutation, mixed).run()))
         return signalPassFailure();
   }
 };

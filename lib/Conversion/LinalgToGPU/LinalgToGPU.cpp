@@ -1,0 +1,324 @@
+//===- LinalgToGPU.cpp - linalg on buffers to one gpu.launch each ---------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The generic GPU code generation for the ops no tuned kernel covers
+// (attention, norms, RoPE, SwiGLU, loss, AdamW): every top-level linalg op
+// of a bufferized function becomes one `gpu.launch` with one work-item per
+// point of its parallel iteration space (256 a workgroup), each looping over
+// the reduction dimensions with its accumulators in registers; memref.copy
+// becomes a copy kernel; any other top-level code that touches memory (the
+// embedding's row loops, scalar loads and stores) runs in a one-work-item
+// launch, so the host function is left with allocations, views, launches
+// and scalar arithmetic. Target-independent: gfx950 and sm_90a share it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::mxfp4 {
+#define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCHPASS
+#include "mxfp4/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp4
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kThreads = 256;
+} // namespace
+
+/// Emits `gpu.launch` over `points` work-items (kThreads a workgroup) and
+/// positions `b` inside it, under `if (id < points)`; returns the id.
+static Value openLaunch(OpBuilder &b, Location loc, int64_t points,
+                        int64_t threads = kThreads) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value blocks = arith::ConstantIndexOp::create(
+      b, loc, std::max<int64_t>(1, (points + threads - 1) / threads));
+  Value block = arith::ConstantIndexOp::create(b, loc, threads);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, block, one,
+                                      one);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value id = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                            arith::ConstantIndexOp::create(b, loc, threads)),
+      launch.getThreadIds().x);
+  if (points % threads != 0) {
+    Value inRange = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, id,
+        arith::ConstantIndexOp::create(b, loc, points));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    b.setInsertionPointToStart(guard.thenBlock());
+  }
+  return id;
+}
+
+/// One launch for a linalg.generic on buffers.
+static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return op.emitError("generic GPU lowering needs static loop ranges");
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallel, reduction;
+  int64_t points = 1;
+  for (auto [d, it] : llvm::enumerate(iterators)) {
+    if (it == utils::IteratorType::parallel) {
+      parallel.push_back(d);
+      points *= ranges[d];
+    } else {
+      reduction.push_back(d);
+    }
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  Value id = openLaunch(b, loc, points);
+
+  // Row-major delinearization of the parallel dimensions.
+  SmallVector<Value> ivs(ranges.size());
+  Value rest = id;
+  for (int64_t d : llvm::reverse(parallel)) {
+    Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+    ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto indices = [&](OpOperand *operand) {
+    return *affine::expandAffineMap(b, loc,
+                                    maps[operand->getOperandNumber()], ivs);
+  };
+  auto load = [&](OpOperand *operand) -> Value {
+    if (!isa<MemRefType>(operand->get().getType()))
+      return operand->get();
+    return memref::LoadOp::create(b, loc, operand->get(), indices(operand));
+  };
+
+  Block &body = op.getRegion().front();
+  // Runs the payload at `ivs`, with the outputs' current values `accs`.
+  auto payload = [&](ValueRange accs) {
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands())
+      mapping.map(body.getArgument(input->getOperandNumber()), load(input));
+    for (auto [i, acc] : llvm::enumerate(accs))
+      mapping.map(body.getArgument(op.getNumDpsInputs() + i), acc);
+    SmallVector<Value> results;
+    for (Operation &inner : body) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+      } else if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
+        for (Value v : yield.getValues())
+          results.push_back(mapping.lookupOrDefault(v));
+      } else {
+        b.clone(inner, mapping);
+      }
+    }
+    return results;
+  };
+
+  SmallVector<Value> inits;
+  for (OpOperand &output : op.getDpsInitsMutable())
+    inits.push_back(load(&output));
+  SmallVector<Value> results;
+  if (reduction.empty()) {
+    results = payload(inits);
+  } else {
+    // Reduction dimensions as a loop nest carrying the accumulators.
+    std::function<SmallVector<Value>(unsigned, ValueRange)> nest =
+        [&](unsigned level, ValueRange accs) -> SmallVector<Value> {
+      if (level == reduction.size())
+        return payload(accs);
+      int64_t d = reduction[level];
+      auto loop = scf::ForOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+          arith::ConstantIndexOp::create(b, loc, ranges[d]),
+          arith::ConstantIndexOp::create(b, loc, 1), accs);
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ivs[d] = loop.getInductionVar();
+      SmallVector<Value> inner = nest(level + 1, loop.getRegionIterArgs());
+      scf::YieldOp::create(b, loc, inner);
+      return SmallVector<Value>(loop.getResults());
+    };
+    results = nest(0, inits);
+    for (int64_t d : reduction)
+      ivs[d] = {};
+  }
+  for (auto [output, result] :
+       llvm::zip(op.getDpsInitsMutable(), results)) {
+    SmallVector<Value> idx = indices(&output);
+    memref::StoreOp::create(b, loc, result, output.get(), idx);
+  }
+  return success();
+}
+
+/// True for ops the host runs: allocations, views, launches, scalar
+/// arithmetic.
+static bool staysOnHost(Operation *op) {
+  if (isa<memref::AllocOp, memref::DeallocOp, memref::CollapseShapeOp,
+          memref::ExpandShapeOp, memref::SubViewOp, memref::CastOp,
+          memref::ReinterpretCastOp, memref::MemorySpaceCastOp,
+          memref::GetGlobalOp, gpu::LaunchOp, gpu::LaunchFuncOp,
+          func::ReturnOp>(op))
+    return true;
+  if (op->getNumRegions() != 0)
+    return false;
+  auto isMemRef = [](Type t) { return isa<MemRefType>(t); };
+  return isMemoryEffectFree(op) &&
+         llvm::none_of(op->getOperandTypes(), isMemRef);
+}
+
+namespace {
+
+struct ConvertLinalgToGPULaunchPass
+    : mxfp4::impl::ConvertLinalgToGPULaunchPassBase<
+          ConvertLinalgToGPULaunchPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    IRRewriter rewriter(func.getContext());
+    Block &entry = func.getBody().front();
+
+    // Copies and named ops become linalg.generic first.
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        rewriter.setInsertionPoint(copy);
+        auto linalgCopy = linalg::CopyOp::create(
+            rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
+        rewriter.eraseOp(copy);
+        if (failed(linalg::generalizeNamedOp(rewriter, linalgCopy)))
+          return signalPassFailure();
+        continue;
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (linalgOp && !isa<linalg::GenericOp>(op)) {
+        if (!linalgOp.hasPureBufferSemantics()) {
+          op.emitError("generic GPU lowering needs bufferized linalg ops");
+          return signalPassFailure();
+        }
+        rewriter.setInsertionPoint(&op);
+        if (failed(linalg::generalizeNamedOp(rewriter, linalgOp))) {
+          op.emitError("generic GPU lowering cannot generalize this op");
+          return signalPassFailure();
+        }
+      }
+    }
+
+    OpBuilder b(func.getContext());
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (!generic)
+        continue;
+      if (!generic.hasPureBufferSemantics()) {
+        op.emitError("generic GPU lowering needs bufferized linalg ops");
+        return signalPassFailure();
+      }
+      if (failed(launchGeneric(b, generic)))
+        return signalPassFailure();
+      generic.erase();
+    }
+
+    // What is left and touches memory runs on one work-item, and so does
+    // scalar arithmetic on values read from memory (the global gradient
+    // norm). Such scalars reach later code through a 0-d buffer.
+    DenseSet<Operation *> onDevice;
+    for (Operation &op : entry) {
+      bool fromDevice = llvm::any_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && onDevice.contains(def);
+      });
+      if (!staysOnHost(&op) ||
+          (fromDevice && !isa<gpu::LaunchOp, func::ReturnOp>(op)))
+        onDevice.insert(&op);
+    }
+    // Consecutive device ops share a launch: number the runs.
+    DenseMap<Operation *, int64_t> run;
+    int64_t runs = 0;
+    bool inRun = false;
+    for (Operation &op : entry) {
+      if (!onDevice.contains(&op)) {
+        inRun = false;
+        continue;
+      }
+      if (!inRun)
+        ++runs;
+      inRun = true;
+      run[&op] = runs;
+    }
+    auto topLevel = [&](Operation *op) { return entry.findAncestorOpInBlock(*op); };
+    for (Operation &op : llvm::make_early_inc_range(entry)) {
+      if (!onDevice.contains(&op))
+        continue;
+      for (Value result : op.getResults()) {
+        SmallVector<OpOperand *> outside;
+        for (OpOperand &use : result.getUses())
+          if (run.lookup(topLevel(use.getOwner())) != run[&op])
+            outside.push_back(&use);
+        if (outside.empty())
+          continue;
+        if (!result.getType().isIntOrIndexOrFloat()) {
+          op.emitError("generic GPU lowering: a non-scalar value computed on "
+                       "the device is used on the host");
+          return signalPassFailure();
+        }
+        b.setInsertionPointToStart(&entry);
+        Value slot = memref::AllocOp::create(
+            b, op.getLoc(), MemRefType::get({}, result.getType()));
+        b.setInsertionPointAfter(&op);
+        onDevice.insert(
+            memref::StoreOp::create(b, op.getLoc(), result, slot, ValueRange{}));
+        for (OpOperand *use : outside) {
+          if (isa<func::ReturnOp>(use->getOwner())) {
+            op.emitError("generic GPU lowering: a scalar computed on the "
+                         "device is returned");
+            return signalPassFailure();
+          }
+          b.setInsertionPoint(use->getOwner());
+          auto load = memref::LoadOp::create(b, op.getLoc(), slot, ValueRange{});
+          use->set(load);
+          if (use->getOwner()->getBlock() == &entry)
+            onDevice.insert(load);
+        }
+      }
+    }
+    // Each run in a one-work-item launch (the slot stores and loads sit
+    // next to their runs' ops, so the runs are unchanged).
+    SmallVector<SmallVector<Operation *>> groups(1);
+    for (Operation &op : entry) {
+      if (!onDevice.contains(&op)) {
+        if (!groups.back().empty())
+          groups.emplace_back();
+        continue;
+      }
+      groups.back().push_back(&op);
+    }
+    for (ArrayRef<Operation *> group : groups) {
+      if (group.empty())
+        continue;
+      b.setInsertionPoint(group.front());
+      openLaunch(b, group.front()->getLoc(), 1, 1);
+      Operation *terminator = b.getInsertionBlock()->getTerminator();
+      for (Operation *op : group)
+        op->moveBefore(terminator);
+    }
+  }
+};
+
+} // namespace
