@@ -29,6 +29,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -161,6 +162,12 @@ lowerToKernels(CompileSession &session, llvm::StringRef source,
     for (auto function : module->getOps<func::FuncOp>())
       if (function.isPublic() && !function.isExternal())
         functions->push_back(describeFunction(function));
+  // Dead ops (a recipe leaves the GEMMs' zero fills) decide nothing.
+  PassManager cleanup(&session.context);
+  cleanup.addPass(createCanonicalizerPass());
+  if (failed(cleanup.run(*module)))
+    return diagnosticsError("cannot simplify '" + name + "'",
+                            session.diagnostics);
   PassManager pm(&session.context);
   Gfx950PipelineOptions pipeline;
   pipeline.tile = options.tile;
