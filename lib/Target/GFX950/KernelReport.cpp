@@ -496,7 +496,7 @@ static SteadyState selectSteadyState(const KernelBody &body,
 namespace {
 /// The four terms of one round with `wavesOnCu` waves on the CU.
 struct Round {
-  double mfma = 0, issue = 0, l2 = 0, lds = 0, total = 0;
+  double mfma = 0, issue = 0, l2 = 0, lds = 0, latency = 0, total = 0;
   StringRef bound = "mfma";
 };
 } // namespace
@@ -522,6 +522,13 @@ static Round computeRound(const LoopMix &mix, int64_t wavesOnCu,
       round.bound = name;
     }
   }
+  // Each barrier stalls its waves; the other waves of the SIMD cover the
+  // stall with their MFMAs.
+  round.latency =
+      double(mix.barriers) *
+      std::max<double>(0, model.barrierLatencyCycles -
+                              double(wavesOnSimd - 1) * mix.mfmaCycles);
+  round.total += round.latency;
   return round;
 }
 
@@ -576,6 +583,7 @@ static void applyModel(KernelReport &report, const IssueModel &model) {
   report.roundIssueCycles = round.issue;
   report.roundL2Cycles = round.l2;
   report.roundLdsCycles = round.lds;
+  report.roundLatencyCycles = round.latency;
   report.roundCycles = round.total;
   report.bound = round.bound.str();
   report.mfmaBusy = round.total > 0 ? round.mfma / round.total : 0;
@@ -811,6 +819,7 @@ llvm::json::Value gfx950::toJSON(const KernelReport &report) {
                                    {"issueCycles", report.roundIssueCycles},
                                    {"l2Cycles", report.roundL2Cycles},
                                    {"ldsCycles", report.roundLdsCycles},
+                                   {"latencyCycles", report.roundLatencyCycles},
                                    {"cycles", report.roundCycles},
                                    {"bound", report.bound}}},
       {"mfmaBusy", report.mfmaBusy},
@@ -861,6 +870,7 @@ llvm::json::Value gfx950::toJSON(const IssueModel &model) {
       {"barrierCycles", model.barrierCycles},
       {"l2BytesPerCycle", model.l2BytesPerCycle},
       {"ldsBytesPerCycle", model.ldsBytesPerCycle},
+      {"barrierLatencyCycles", model.barrierLatencyCycles},
   };
 }
 

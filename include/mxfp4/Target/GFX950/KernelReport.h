@@ -76,6 +76,12 @@ struct IssueModel {
   // Bandwidths per CU.
   double l2BytesPerCycle = 64;
   double ldsBytesPerCycle = 128;
+
+  /// Latency a wave exposes at each barrier of the steady state: the
+  /// barrier's synchronization plus the first LDS read after it (ds_read_b128
+  /// ~120 cycles) before its MFMAs can start. Other waves on the SIMD hide
+  /// it with their MFMAs; with one wave per SIMD nothing does.
+  int64_t barrierLatencyCycles = 200;
 };
 
 /// The instruction mix of a loop body (one iteration of one wave).
@@ -160,6 +166,8 @@ struct KernelReport : KernelMetadata {
   double roundIssueCycles = 0;
   double roundL2Cycles = 0;
   double roundLdsCycles = 0;
+  /// Barrier latency not hidden by other waves' MFMAs, added to the round.
+  double roundLatencyCycles = 0;
   double roundCycles = 0;
   /// Which of the four terms is the maximum: "mfma", "issue", "l2", "lds".
   std::string bound;
