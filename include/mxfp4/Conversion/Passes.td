@@ -229,7 +229,9 @@ def ConvertMathToROCDLIntrinsicsPass
     `math.exp`, `exp2`, `log`, `log2`, `rsqrt` and `powf` on f32 become
     `rocdl.exp2` (v_exp_f32), `rocdl.log` (v_log_f32), `rocdl.rcp` and
     `math.sqrt` with the needed constant factors; tanh, erf, sin, cos and
-    the other functions become upstream polynomial approximations. No
+    the other functions become upstream polynomial approximations; f64
+    ones (scalars such as the cosine learning-rate schedule) are computed in
+    f32 and extended. No
     `__ocml_*` call remains, so the kernels link without ROCm device
     libraries (Debian ships none for gfx950). Accurate to a few ulp, not
     bit-identical to the CPU.

@@ -86,6 +86,14 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
       reduction.push_back(d);
     }
   }
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto view = operand.get().getDefiningOp<memref::SubViewOp>())
+      if (!view.getSourceType().getLayout().isIdentity() ||
+          view.getSourceType().getRank() != view.getType().getRank() ||
+          llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
+          llvm::any_of(view.getStaticStrides(), ShapedType::isDynamic))
+        return op.emitError("generic GPU lowering: only static, "
+                            "rank-preserving subviews of plain buffers");
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
   Value id = openLaunch(b, loc, points);
@@ -100,14 +108,31 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
   }
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // A static subview is folded into the indices of its source, so kernels
+  // only ever see identity-layout buffers.
+  auto base = [&](OpOperand *operand) -> Value {
+    if (auto view = operand->get().getDefiningOp<memref::SubViewOp>())
+      return view.getSource();
+    return operand->get();
+  };
   auto indices = [&](OpOperand *operand) {
-    return *affine::expandAffineMap(b, loc,
-                                    maps[operand->getOperandNumber()], ivs);
+    SmallVector<Value> idx =
+        *affine::expandAffineMap(b, loc, maps[operand->getOperandNumber()],
+                                 ivs);
+    if (auto view = operand->get().getDefiningOp<memref::SubViewOp>())
+      for (auto [i, offset, stride] :
+           llvm::enumerate(view.getStaticOffsets(), view.getStaticStrides()))
+        idx[i] = arith::AddIOp::create(
+            b, loc, arith::ConstantIndexOp::create(b, loc, offset),
+            arith::MulIOp::create(b, loc, idx[i],
+                                  arith::ConstantIndexOp::create(b, loc,
+                                                                 stride)));
+    return idx;
   };
   auto load = [&](OpOperand *operand) -> Value {
     if (!isa<MemRefType>(operand->get().getType()))
       return operand->get();
-    return memref::LoadOp::create(b, loc, operand->get(), indices(operand));
+    return memref::LoadOp::create(b, loc, base(operand), indices(operand));
   };
 
   Block &body = op.getRegion().front();
@@ -163,25 +188,20 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
   for (auto [output, result] :
        llvm::zip(op.getDpsInitsMutable(), results)) {
     SmallVector<Value> idx = indices(&output);
-    memref::StoreOp::create(b, loc, result, output.get(), idx);
+    memref::StoreOp::create(b, loc, result, base(&output), idx);
   }
   return success();
 }
 
-/// True for ops the host runs: allocations, views, launches, scalar
-/// arithmetic.
+/// True for ops the host runs: allocations, views, constants and launches.
+/// Everything else, scalar arithmetic included (the learning-rate
+/// schedule), runs on the device, so a runtime only allocates and launches.
 static bool staysOnHost(Operation *op) {
-  if (isa<memref::AllocOp, memref::DeallocOp, memref::CollapseShapeOp,
-          memref::ExpandShapeOp, memref::SubViewOp, memref::CastOp,
-          memref::ReinterpretCastOp, memref::MemorySpaceCastOp,
-          memref::GetGlobalOp, gpu::LaunchOp, gpu::LaunchFuncOp,
-          func::ReturnOp>(op))
-    return true;
-  if (op->getNumRegions() != 0)
-    return false;
-  auto isMemRef = [](Type t) { return isa<MemRefType>(t); };
-  return isMemoryEffectFree(op) &&
-         llvm::none_of(op->getOperandTypes(), isMemRef);
+  return isa<memref::AllocOp, memref::DeallocOp, memref::CollapseShapeOp,
+             memref::ExpandShapeOp, memref::SubViewOp, memref::CastOp,
+             memref::ReinterpretCastOp, memref::MemorySpaceCastOp,
+             memref::GetGlobalOp, arith::ConstantOp, gpu::LaunchOp,
+             gpu::LaunchFuncOp, func::ReturnOp>(op);
 }
 
 namespace {

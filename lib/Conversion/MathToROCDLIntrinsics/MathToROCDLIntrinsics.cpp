@@ -111,13 +111,57 @@ struct PowFLowering : F32Pattern<math::PowFOp> {
   }
 };
 
+/// floor(x) = trunc(x) - (x < trunc(x)): math.trunc is an LLVM intrinsic the
+/// backend selects (v_trunc_f32), math.floor a device-library call. The
+/// polynomial cos/sin use it for range reduction.
+struct FloorLowering : F32Pattern<math::FloorOp> {
+  using F32Pattern::F32Pattern;
+  Value lower(math::FloorOp op, PatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    Value x = op.getOperand();
+    Value t = math::TruncOp::create(r, loc, x);
+    Value below =
+        arith::CmpFOp::create(r, loc, arith::CmpFPredicate::OLT, x, t);
+    Value one = constantLike(r, loc, x, 1.0);
+    Value zero = constantLike(r, loc, x, 0.0);
+    return arith::SubFOp::create(
+        r, loc, t, arith::SelectOp::create(r, loc, below, one, zero));
+  }
+};
+
+/// f64 transcendental functions exist only in the device libraries: the
+/// step uses them for scalars (the cosine learning-rate schedule), where f32
+/// precision is plenty. Compute in f32 and extend.
+template <typename MathOp>
+struct DemoteF64 : OpRewritePattern<MathOp> {
+  using OpRewritePattern<MathOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(MathOp op,
+                                PatternRewriter &r) const override {
+    if (!op.getType().isF64())
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(arith::TruncFOp::create(r, loc, r.getF32Type(), v));
+    Value f32 = MathOp::create(r, loc, operands).getResult();
+    r.replaceOp(op, arith::ExtFOp::create(r, loc, r.getF64Type(), f32));
+    return success();
+  }
+};
+
 struct ConvertMathToROCDLIntrinsicsPass
     : mxfp4::impl::ConvertMathToROCDLIntrinsicsPassBase<
           ConvertMathToROCDLIntrinsicsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpLowering, Exp2Lowering, LogLowering, Log2Lowering,
-                 RsqrtLowering, PowFLowering>(&getContext());
+                 RsqrtLowering, PowFLowering, FloorLowering>(&getContext());
+    patterns.add<DemoteF64<math::ExpOp>, DemoteF64<math::Exp2Op>,
+                 DemoteF64<math::LogOp>, DemoteF64<math::Log2Op>,
+                 DemoteF64<math::RsqrtOp>, DemoteF64<math::PowFOp>,
+                 DemoteF64<math::CosOp>, DemoteF64<math::SinOp>,
+                 DemoteF64<math::TanhOp>, DemoteF64<math::ErfOp>>(
+        &getContext());
     // tanh, erf, sin, cos, ... as polynomials in arith (no library calls).
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {
