@@ -390,16 +390,6 @@ Gfx950Module::fromSource(llvm::StringRef source, llvm::StringRef name,
   if (!module)
     return module.takeError();
   impl.module = std::move(*module);
-  for (auto function : impl.module->getOps<func::FuncOp>())
-    if (function.isPublic() &&
-        !llvm::all_of(function.getArgumentTypes(), [](Type t) {
-          auto m = dyn_cast<MemRefType>(t);
-          return !m || m.getRank() == 1;
-        }))
-      return makeError("'" + name + "' has ops besides mxfp4 ones: mxfp4-run "
-                       "compile --target=gfx950 builds it (generic kernels), "
-                       "but running such programs on gfx950 is not "
-                       "supported yet");
   if (backend == Gfx950Backend::hip) {
     // Fail early, before compiling, where there is no HIP or no gfx950.
     llvm::Expected<std::unique_ptr<gfx950::HipLauncher>> hip =
@@ -443,8 +433,8 @@ static std::vector<uint8_t> toDevice(const HostArray &array, Type tensorType) {
 
 static void fromDevice(const std::vector<uint8_t> &bytes, Type tensorType,
                        HostArray &array) {
-  auto tensor = cast<RankedTensorType>(tensorType);
-  if (!isa<Float4E2M1FNType>(tensor.getElementType())) {
+  auto tensor = dyn_cast_or_null<RankedTensorType>(tensorType);
+  if (!tensor || !isa<Float4E2M1FNType>(tensor.getElementType())) {
     array.bytes = bytes;
     return;
   }
@@ -503,9 +493,17 @@ Gfx950Module::invoke(llvm::StringRef name,
         allocateResult(signature->results[i], i);
     if (!array)
       return array.takeError();
-    fromDevice(bytes, host.getResultAttrOfType<TypeAttr>(
-                          i, gfx950::kTensorAttrName).getValue(),
-               *array);
+    auto tensorType =
+        host.getResultAttrOfType<TypeAttr>(i, gfx950::kTensorAttrName);
+    if (bytes.size() != array->bytes.size() &&
+        !(tensorType && isa<Float4E2M1FNType>(
+                            cast<RankedTensorType>(tensorType.getValue())
+                                .getElementType())))
+      return makeError("result #" + llvm::Twine(i) + " of @" + name +
+                       " has " + llvm::Twine(bytes.size()) +
+                       " bytes on the device, expected " +
+                       llvm::Twine(array->bytes.size()));
+    fromDevice(bytes, tensorType ? tensorType.getValue() : Type(), *array);
     arrays.push_back(std::move(*array));
   }
   return arrays;

@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::mxfp4::gfx950;
 using namespace mlir::mxfp4::gfx950::emu;
@@ -299,6 +301,33 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
     }
     if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
       env[cast.getResult()] = env.lookup(cast.getSource());
+      continue;
+    }
+    // Reshapes of identity-layout buffers view the same bytes.
+    if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op)) {
+      env[op.getResult(0)] = env.lookup(op.getOperand(0));
+      continue;
+    }
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
+                               global.getInitialValueAttr())
+                         : DenseElementsAttr();
+      if (!init)
+        return opError(&op, "needs a memref.global with a dense initial "
+                            "value");
+      llvm::Expected<int64_t> size = getMemRefBytes(get.getType(), get.getLoc());
+      if (!size)
+        return size.takeError();
+      Buffer *buffer = newBuffer(*size, "memref.get_global");
+      int64_t elemBytes = *size / std::max<int64_t>(1, get.getType().getNumElements());
+      ArrayRef<char> raw = init.getRawData();
+      for (int64_t i = 0; i < get.getType().getNumElements(); ++i)
+        std::memcpy(buffer->bytes.data() + i * elemBytes,
+                    raw.data() + (init.isSplat() ? 0 : i * elemBytes),
+                    elemBytes);
+      env[get.getResult()] = {buffer, 0};
       continue;
     }
     if (auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op)) {

@@ -474,6 +474,34 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
       return opError(op, "unsupported element type");
     return emit(Opc::Fma, op->getOperands());
   }
+  std::optional<FloatUnaryOp> function =
+      llvm::TypeSwitch<Operation *, std::optional<FloatUnaryOp>>(op)
+          .Case([](math::ExpOp) { return FloatUnaryOp::Exp; })
+          .Case([](math::Exp2Op) { return FloatUnaryOp::Exp2; })
+          .Case([](math::LogOp) { return FloatUnaryOp::Log; })
+          .Case([](math::Log2Op) { return FloatUnaryOp::Log2; })
+          .Case([](math::SqrtOp) { return FloatUnaryOp::Sqrt; })
+          .Case([](math::RsqrtOp) { return FloatUnaryOp::Rsqrt; })
+          .Case([](math::CosOp) { return FloatUnaryOp::Cos; })
+          .Case([](math::SinOp) { return FloatUnaryOp::Sin; })
+          .Case([](math::TanhOp) { return FloatUnaryOp::Tanh; })
+          .Case([](math::ErfOp) { return FloatUnaryOp::Erf; })
+          .Case([](math::FloorOp) { return FloatUnaryOp::Floor; })
+          .Case([](math::CeilOp) { return FloatUnaryOp::Ceil; })
+          .Case([](math::TruncOp) { return FloatUnaryOp::Trunc; })
+          .Case([](math::RoundEvenOp) { return FloatUnaryOp::RoundEven; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (function) {
+    if (!isArithFloat(info(op->getOperand(0)).kind))
+      return opError(op, "unsupported element type");
+    return emit(Opc::FloatUnary, op->getOperands(), static_cast<int>(*function));
+  }
+  if (isa<math::PowFOp>(op)) {
+    if (!isArithFloat(info(op->getOperand(0)).kind))
+      return opError(op, "unsupported element type");
+    return emit(Opc::FloatBinary, op->getOperands(),
+                static_cast<int>(FloatOp::Pow));
+  }
 
   return makeError(op->getLoc(),
                    "unsupported op '" + op->getName().getStringRef() + "'");

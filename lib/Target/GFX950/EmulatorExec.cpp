@@ -293,8 +293,48 @@ template <typename T> static T applyFloatOp(FloatOp op, T a, T b) {
     if (a == b)
       return std::signbit(a) ? a : b;
     return a < b ? a : b;
+  case FloatOp::Pow:
+    return std::pow(a, b);
   }
   return a;
+}
+
+/// The math functions on one type T (float or double).
+template <typename T> static T applyMath(FloatUnaryOp op, T x) {
+  switch (op) {
+  case FloatUnaryOp::Exp:
+    return std::exp(x);
+  case FloatUnaryOp::Exp2:
+    return std::exp2(x);
+  case FloatUnaryOp::Log:
+    return std::log(x);
+  case FloatUnaryOp::Log2:
+    return std::log2(x);
+  case FloatUnaryOp::Sqrt:
+    return std::sqrt(x);
+  case FloatUnaryOp::Rsqrt:
+    return T(1) / std::sqrt(x);
+  case FloatUnaryOp::Cos:
+    return std::cos(x);
+  case FloatUnaryOp::Sin:
+    return std::sin(x);
+  case FloatUnaryOp::Tanh:
+    return std::tanh(x);
+  case FloatUnaryOp::Erf:
+    return std::erf(x);
+  case FloatUnaryOp::Floor:
+    return std::floor(x);
+  case FloatUnaryOp::Ceil:
+    return std::ceil(x);
+  case FloatUnaryOp::Trunc:
+    return std::trunc(x);
+  case FloatUnaryOp::RoundEven:
+    return std::nearbyint(x);
+  case FloatUnaryOp::Neg:
+  case FloatUnaryOp::Abs:
+    break;
+  }
+  return x;
 }
 
 /// Applies `op` to elements of `kind`, rounding once to `kind`.
@@ -475,7 +515,17 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     uint64_t *out = data(instr.out[0]);
     uint64_t sign = uint64_t(1) << (slotInfo(instr.in[0]).bits - 1);
     int64_t total = threads * elems(instr.out[0]);
-    bool negate = instr.sub == static_cast<int>(FloatUnaryOp::Neg);
+    auto op = static_cast<FloatUnaryOp>(instr.sub);
+    if (op != FloatUnaryOp::Neg && op != FloatUnaryOp::Abs) {
+      ElemKind kind = slotInfo(instr.in[0]).kind;
+      for (int64_t i = 0; i < total; ++i)
+        out[i] = kind == ElemKind::F32
+                     ? floatBits(applyMath<float>(op, bitsToFloat(a[i])))
+                     : fromDouble(kind,
+                                  applyMath<double>(op, toDouble(kind, a[i])));
+      return llvm::Error::success();
+    }
+    bool negate = op == FloatUnaryOp::Neg;
     for (int64_t i = 0; i < total; ++i)
       out[i] = negate ? a[i] ^ sign : a[i] & ~sign;
     return llvm::Error::success();

@@ -224,10 +224,30 @@ enum class FloatOp : uint8_t {
   Minimum,
   MaxNum,
   MinNum,
+  Pow,
 };
 
 /// Float unary sub-ops (bit-level, any float kind with a sign bit).
-enum class FloatUnaryOp : uint8_t { Neg, Abs };
+enum class FloatUnaryOp : uint8_t {
+  Neg,
+  Abs,
+  // math dialect functions, computed with the host's libm in the element's
+  // precision (the CPU path's semantics, not the GPU's approximations).
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sqrt,
+  Rsqrt,
+  Cos,
+  Sin,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Trunc,
+  RoundEven,
+};
 
 /// Reduction kinds.
 enum class ReduceOp : uint8_t {
