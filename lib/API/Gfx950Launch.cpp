@@ -10,7 +10,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/ScopeExit.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -96,15 +99,45 @@ HipLauncher::run(func::FuncOp host,
   llvm::StringMap<HipFunction> functions;
   for (Operation &op : entry) {
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      auto attr = dyn_cast<IntegerAttr>(c.getValue());
-      if (!attr)
+      // Scalars keep their bit patterns (floats as their encoding).
+      if (auto attr = dyn_cast<IntegerAttr>(c.getValue()))
+        values[c.getResult()] = {nullptr, 0, attr.getInt()};
+      else if (auto attr = dyn_cast<FloatAttr>(c.getValue()))
+        values[c.getResult()] = {
+            nullptr, 0,
+            int64_t(attr.getValue().bitcastToAPInt().getZExtValue())};
+      else
         return makeError("gfx950 launcher: unsupported constant");
-      values[c.getResult()] = {nullptr, 0, attr.getInt()};
     } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (llvm::Error e = allocate(alloc, bufferBytes(alloc.getType())))
         return std::move(e);
     } else if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
       values[cast.getResult()] = values[cast.getSource()];
+    } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op)) {
+      // Reshapes of identity-layout buffers view the same bytes.
+      values[op.getResult(0)] = values[op.getOperand(0)];
+    } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
+                               global.getInitialValueAttr())
+                         : DenseElementsAttr();
+      if (!init)
+        return makeError("gfx950 launcher: '" + get.getName() +
+                         "' has no dense initial value");
+      int64_t bytes = bufferBytes(get.getType());
+      int64_t count = get.getType().getNumElements();
+      std::vector<uint8_t> host(bytes);
+      ArrayRef<char> raw = init.getRawData();
+      int64_t elem = count ? bytes / count : 0;
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(host.data() + i * elem,
+                    raw.data() + (init.isSplat() ? 0 : i * elem), elem);
+      if (llvm::Error e = allocate(get, bytes))
+        return std::move(e);
+      if (llvm::Error e =
+              hip->copyToDevice(values[get].pointer, host.data(), bytes))
+        return std::move(e);
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       StringRef name = launch.getKernelName().getValue();
       const KernelMetadata *metadata = codeObject.metadata.findKernel(name);
@@ -118,13 +151,18 @@ HipLauncher::run(func::FuncOp host,
           return function.takeError();
         found = functions.insert({name, *function}).first;
       }
+      KernargLayout layout = getKernargLayout(*metadata);
       SmallVector<KernelArgumentValue> args;
-      for (Value operand : launch.getKernelOperands()) {
+      for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
         const DeviceValue &v = values[operand];
-        if (isa<MemRefType>(operand.getType()))
+        Type type = operand.getType();
+        // Index scalars are 32-bit in the kernels (index-bitwidth=32): the
+        // code object's slot size says how wide each scalar is.
+        int64_t size = i < layout.slots.size() ? layout.slots[i].size : 8;
+        if (isa<MemRefType>(type))
           args.push_back(KernelArgumentValue::pointer(v.pointer));
-        else if (operand.getType().isInteger(32))
-          args.push_back(KernelArgumentValue::of(int32_t(v.scalar)));
+        else if (size == 4)
+          args.push_back(KernelArgumentValue::of(uint32_t(v.scalar)));
         else
           args.push_back(KernelArgumentValue::of(v.scalar));
       }
@@ -135,7 +173,7 @@ HipLauncher::run(func::FuncOp host,
                dim(launch.getGridSizeZ())},
               {dim(launch.getBlockSizeX()), dim(launch.getBlockSizeY()),
                dim(launch.getBlockSizeZ())},
-              0, getKernargLayout(*metadata), args))
+              0, layout, args))
         return std::move(e);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       if (llvm::Error e = hip->synchronize())

@@ -6,7 +6,7 @@
 # come from summation order in reductions, and from the emulator's libm).
 # RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json -o %t.bf16.mlir
 # RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json --recipe=fp4-all-dht16 -o %t.fp4.mlir
-# RUN: %PYTHON %s mxfp4-run %t %t.bf16.mlir %t.fp4.mlir | FileCheck %s
+# RUN: %PYTHON %s mxfp4-run %t %t.bf16.mlir %t.fp4.mlir %mxfp4_obj_root/unittests/lib/libfakeamdhip64.so | FileCheck %s
 # CHECK: bf16 loss_and_grads: 22 results
 # CHECK: bf16 train_step: 66 results
 # CHECK: fp4-all-dht16 loss_and_grads: 22 results
@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import harness  # noqa: E402
 
 tool, workdir, bf16_step, fp4_step = sys.argv[1:5]
+fake_hip = sys.argv[5] if len(sys.argv) > 5 and os.path.exists(sys.argv[5]) else None
 check = harness.Checker("llama step on gfx950 (emulated)")
 os.makedirs(workdir, exist_ok=True)
 
@@ -40,7 +41,7 @@ def signature(text, function):
     return parse(head.group(1)), parse(head.group(2))
 
 
-def run(mlir, function, target, inputs, results):
+def run(mlir, function, target, inputs, results, env=None):
     stem = os.path.join(workdir, f"{os.path.basename(mlir)}.{function}.{target}")
     args = [tool, "exec", mlir, f"--function={function}", f"--target={target}"]
     for i, value in enumerate(inputs):
@@ -50,7 +51,8 @@ def run(mlir, function, target, inputs, results):
         else:
             args.append(f"--input={value}")
     args += [f"--output=@{stem}.out{i}.npy" for i in range(results)]
-    proc = subprocess.run(args, capture_output=True, text=True)
+    proc = subprocess.run(args, capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:5])} failed:\n{proc.stderr[-3000:]}")
     return [np.load(f"{stem}.out{i}.npy") for i in range(results)]
@@ -95,4 +97,10 @@ for name, mlir in [("bf16", bf16_step), ("fp4-all-dht16", fp4_step)]:
                        f"max |difference| / max |value| = {error:.3g}")
         print(f"{name} {function}: {len(results)} results, {identical} "
               f"bit-identical, loss {float(want[0]):.6f}")
+        # The HIP path on a stand-in runtime that runs no kernel but checks
+        # every launch's arguments against the code object's metadata.
+        if fake_hip:
+            run(mlir, function, "gfx950", inputs, len(results),
+                {"MXFP4_HIP_LIBRARY": fake_hip})
+            check.true(f"{name} {function} launches through HIP", True)
 check.finish()
