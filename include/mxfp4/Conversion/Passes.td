@@ -183,8 +183,12 @@ def ConvertLinalgToGPULaunchPass
     payload over the reduction dimensions in a loop nest that carries the
     accumulators in registers. Other top-level code that touches memory runs
     in a one-work-item launch (it must not produce values the host uses).
-    The host is left with allocations, views, launches and scalar
-    arithmetic; `gpu-kernel-outlining` then makes the kernels.
+    All other code, scalar arithmetic included, runs on the device too
+    (scalars reach later kernels through 0-d buffers), static subviews fold
+    into the kernels' indices, and every allocation is freed after its last
+    use unless returned: the host is left with allocations, deallocations,
+    views, constants and launches, which any runtime can replay.
+    `gpu-kernel-outlining` then makes the kernels.
 
     Example:
 

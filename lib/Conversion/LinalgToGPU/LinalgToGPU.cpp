@@ -204,6 +204,45 @@ static bool staysOnHost(Operation *op) {
              gpu::LaunchFuncOp, func::ReturnOp>(op);
 }
 
+/// Frees every allocation of the (straight-line) host function after the
+/// last op that uses it or a view of it, unless the function returns it: a
+/// training step allocates far more than a device holds if nothing is
+/// reused.
+static void freeAfterLastUse(Block &entry) {
+  OpBuilder b(entry.getParentOp()->getContext());
+  DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  for (Operation &op : entry)
+    position[&op] = next++;
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
+    auto alloc = dyn_cast<memref::AllocOp>(op);
+    if (!alloc)
+      continue;
+    SmallVector<Value> aliases = {alloc.getResult()};
+    Operation *last = alloc;
+    bool returned = false;
+    for (size_t i = 0; i < aliases.size(); ++i)
+      for (Operation *user : aliases[i].getUsers()) {
+        Operation *top = entry.findAncestorOpInBlock(*user);
+        if (!top)
+          continue;
+        if (isa<func::ReturnOp>(top))
+          returned = true;
+        if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
+                memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+                memref::MemorySpaceCastOp>(user) &&
+            user->getBlock() == &entry)
+          aliases.push_back(user->getResult(0));
+        if (position.lookup(top) > position.lookup(last))
+          last = top;
+      }
+    if (returned)
+      continue;
+    b.setInsertionPointAfter(last);
+    memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+  }
+}
+
 namespace {
 
 struct ConvertLinalgToGPULaunchPass
@@ -338,6 +377,7 @@ struct ConvertLinalgToGPULaunchPass
       for (Operation *op : group)
         op->moveBefore(terminator);
     }
+    freeAfterLastUse(entry);
   }
 };
 

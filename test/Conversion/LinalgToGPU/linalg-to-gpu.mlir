@@ -91,3 +91,35 @@ func.func @device_scalar(%norm: memref<f32>, %g: memref<64xf32>, %out: memref<64
   }
   return
 }
+
+// -----
+
+// Every intermediate is freed after its last use (through its views); what
+// the function returns is not.
+// CHECK-LABEL: func.func @lifetimes
+// CHECK: %[[T:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: %[[R:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: memref.dealloc %[[T]] : memref<64xf32>
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[R]]
+func.func @lifetimes(%a: memref<64xf32>) -> memref<64xf32> {
+  %t = memref.alloc() : memref<64xf32>
+  %r = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  %v = memref.expand_shape %t [[0, 1]] output_shape [8, 8] : memref<64xf32> into memref<8x8xf32>
+  %w = memref.collapse_shape %v [[0, 1]] : memref<8x8xf32> into memref<64xf32>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%w : memref<64xf32>) outs(%r : memref<64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.log %x : f32
+    linalg.yield %e : f32
+  }
+  return %r : memref<64xf32>
+}
