@@ -1,5 +1,5 @@
 // f32 math in gfx950 kernels goes to hardware instructions, never to ROCm
-// device-library calls; other types are left alone.
+// device-library calls; f64 is computed in f32.
 // RUN: mxfp4-opt %s --pass-pipeline='builtin.module(gpu.module(convert-math-to-rocdl-intrinsics))' | FileCheck %s
 
 // CHECK-LABEL: gpu.func @f
@@ -20,8 +20,11 @@
 // CHECK: rocdl.exp2 %[[P]] f32 -> f32
 // tanh: a polynomial, no call
 // CHECK-NOT: math.tanh
-// f64 stays
-// CHECK: math.exp %[[H]] : f64
+// f64 is computed in f32 (no f64 transcendental instruction)
+// CHECK: %[[N:.*]] = arith.truncf %[[H]] : f64 to f32
+// CHECK: %[[M:.*]] = arith.mulf %[[N]], %{{.*}} : f32
+// CHECK: %[[E:.*]] = rocdl.exp2 %[[M]] f32 -> f32
+// CHECK: arith.extf %[[E]] : f32 to f64
 gpu.module @m {
   gpu.func @f(%x: f32, %y: f32, %h: f64) -> (f32, f32, f32, f32, f32, f64) {
     %e = math.exp %x : f32
