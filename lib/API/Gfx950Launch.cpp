@@ -7,13 +7,12 @@
 
 #include "Gfx950Launch.h"
 
+#include "mxfp4/Target/GFX950/Emulator.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/ScopeExit.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -117,26 +116,13 @@ HipLauncher::run(func::FuncOp host,
       // Reshapes of identity-layout buffers view the same bytes.
       values[op.getResult(0)] = values[op.getOperand(0)];
     } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          get, get.getNameAttr());
-      auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
-                               global.getInitialValueAttr())
-                         : DenseElementsAttr();
-      if (!init)
-        return makeError("gfx950 launcher: '" + get.getName() +
-                         "' has no dense initial value");
-      int64_t bytes = bufferBytes(get.getType());
-      int64_t count = get.getType().getNumElements();
-      std::vector<uint8_t> host(bytes);
-      ArrayRef<char> raw = init.getRawData();
-      int64_t elem = count ? bytes / count : 0;
-      for (int64_t i = 0; i < count; ++i)
-        std::memcpy(host.data() + i * elem,
-                    raw.data() + (init.isSplat() ? 0 : i * elem), elem);
-      if (llvm::Error e = allocate(get, bytes))
+      llvm::Expected<std::vector<uint8_t>> host = getGlobalBytes(get);
+      if (!host)
+        return host.takeError();
+      if (llvm::Error e = allocate(get, host->size()))
         return std::move(e);
-      if (llvm::Error e =
-              hip->copyToDevice(values[get].pointer, host.data(), bytes))
+      if (llvm::Error e = hip->copyToDevice(values[get].pointer, host->data(),
+                                            host->size()))
         return std::move(e);
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       StringRef name = launch.getKernelName().getValue();

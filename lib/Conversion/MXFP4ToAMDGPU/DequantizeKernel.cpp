@@ -109,7 +109,7 @@ gpu::GPUFuncOp gfx950::buildDequantizeKernel(OpBuilder &b, Location loc,
 }
 
 int64_t gfx950::shuffleScalesWorkgroups(int64_t rows, int64_t kBlocks) {
-  return ceilDiv(shuffledScaleBytes(rows, kBlocks), kWorkgroupSize);
+  return ceilDiv(getShuffledScaleBytes(rows, kBlocks), kWorkgroupSize);
 }
 
 gpu::GPUFuncOp gfx950::buildShuffleScalesKernel(OpBuilder &b, Location loc,
@@ -118,7 +118,7 @@ gpu::GPUFuncOp gfx950::buildShuffleScalesKernel(OpBuilder &b, Location loc,
                                                 int64_t kBlocks) {
   MLIRContext *ctx = b.getContext();
   Type i8 = b.getI8Type();
-  int64_t size = shuffledScaleBytes(rows, kBlocks);
+  int64_t size = getShuffledScaleBytes(rows, kBlocks);
   int64_t paddedBlocks = (kBlocks + 7) / 8 * 8;
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name,

@@ -56,19 +56,6 @@ constexpr int64_t kXcds = 8;           // MI355X: 8 XCDs, round-robin
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t gfx950::shuffledScaleBytes(int64_t rows, int64_t kBlocks) {
-  return ceilDiv(rows, 32) * ceilDiv(kBlocks, 8) * 256;
-}
-
-int64_t gfx950::shuffledScaleOffset(int64_t rows, int64_t kBlocks, int64_t row,
-                                    int64_t kBlock) {
-  (void)rows;
-  int64_t groups = ceilDiv(kBlocks, 8);
-  int64_t g = row / 32, mm = (row % 32) / 16, r = row % 16;
-  int64_t q = kBlock / 8, s = (kBlock % 8) / 4, kg = kBlock % 4;
-  return ((g * groups + q) * 64 + 16 * kg + r) * 4 + 2 * s + mm;
-}
-
 int64_t gfx950::gemmWorkgroups(const GemmConfig &c) {
   return ceilDiv(c.m, c.tileM) * ceilDiv(c.n, c.tileN);
 }
@@ -118,8 +105,8 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   int64_t subM = waveM / 16, subN = waveN / 16;
   int64_t stageBytes = (c.tileM + c.tileN) * kRowBytes;
   int64_t aBytes = c.m * c.k / 2, bBytes = c.n * c.k / 2;
-  int64_t aScaleBytes = shuffledScaleBytes(c.m, kBlocks);
-  int64_t bScaleBytes = shuffledScaleBytes(c.n, kBlocks);
+  int64_t aScaleBytes = getShuffledScaleBytes(c.m, kBlocks);
+  int64_t bScaleBytes = getShuffledScaleBytes(c.n, kBlocks);
 
   SmallVector<Type> args = {globalBuffer(ctx, aBytes, i8),
                             globalBuffer(ctx, aScaleBytes, i8),

@@ -59,7 +59,8 @@ private:
 };
 
 /// The offset of scale (row, kBlock) in the pre-shuffled layout of a scale
-/// matrix with `kBlocks` K blocks (shuffledScaleOffset in Kernels.h), as IR.
+/// matrix with `kBlocks` K blocks, as IR: LaneLayout's
+/// getShuffledScaleOffset(m16n16k128, ...).
 Value emitShuffledScaleOffset(KernelBuilder &kb, Value row, Value kBlock,
                               int64_t kBlocks);
 

@@ -12,7 +12,10 @@
 //
 //   FP4 values   [rows][cols / 2] bytes, element 2j in the low nibble
 //   E8M0 scales  [rows][cols / 32] bytes (canonical), plus the pre-shuffled
-//                copy the GEMM reads (shuffledScaleOffset below)
+//                copy the GEMM reads: Triton's layout for 16x16x128 MFMAs,
+//                gfx950::getShuffledScaleOffset(m16n16k128, ...) in
+//                mxfp4/Target/GFX950/LaneLayout.h, one dword per lane
+//                feeding 2 row subtiles x 2 K steps
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #define MXFP4_LIB_CONVERSION_MXFP4TOAMDGPU_KERNELS_H
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+#include "mxfp4/Target/GFX950/LaneLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -30,19 +34,6 @@ namespace mlir::mxfp4::gfx950 {
 
 /// Threads per workgroup of every kernel: 4 waves of 64.
 constexpr int64_t kWorkgroupSize = 256;
-constexpr int64_t kWaveSize = 64;
-
-/// Size in bytes of the pre-shuffled scale buffer of a [rows, kBlocks]
-/// scale matrix: rows padded to 32, K blocks to 8 (one 256-wide K step of
-/// the GEMM).
-int64_t shuffledScaleBytes(int64_t rows, int64_t kBlocks);
-
-/// The pre-shuffled layout (Triton's for 16x16x128 MFMAs): per 32-row group
-/// g and 256-K group q, 64 dwords, one per lane l = 16 * kg + r, whose byte
-/// 2 * s + mm is the scale of row 32 g + 16 mm + r and K block 8 q + 4 s + kg.
-/// One dword load per lane feeds 2 row subtiles x 2 K steps = 4 MFMAs.
-int64_t shuffledScaleOffset(int64_t rows, int64_t kBlocks, int64_t row,
-                            int64_t kBlock);
 
 /// C[M, N] (+)= A[M, K] * B[N, K]^T on FP4 operands.
 struct GemmConfig {

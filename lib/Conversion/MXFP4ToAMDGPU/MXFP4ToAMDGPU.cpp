@@ -363,7 +363,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
       auto type = q.getScales().getType();
       scales.shuffled = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({shuffledScaleBytes(type.getDimSize(0),
+          MemRefType::get({getShuffledScaleBytes(type.getDimSize(0),
                                               type.getDimSize(1))},
                           b.getI8Type()));
       operands.push_back(scales.shuffled);
@@ -407,7 +407,7 @@ Value FunctionConverter::shuffledScales(Location loc, Value scales) {
   });
   t.shuffled = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({shuffledScaleBytes(rows, kBlocks)}, b.getI8Type()));
+      MemRefType::get({getShuffledScaleBytes(rows, kBlocks)}, b.getI8Type()));
   launch(loc, kernel, shuffleScalesWorkgroups(rows, kBlocks),
          {t.buffer, t.shuffled});
   return t.shuffled;

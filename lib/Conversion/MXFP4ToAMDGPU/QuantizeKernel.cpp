@@ -195,7 +195,7 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
       args.push_back(globalBuffer(ctx, outRows * outCols / 32, i8));
     if (job.shuffledScales)
       args.push_back(globalBuffer(
-          ctx, shuffledScaleBytes(outRows, outCols / 32), i8));
+          ctx, getShuffledScaleBytes(outRows, outCols / 32), i8));
   }
   for (const QuantizeJob &job : c.jobs) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
@@ -302,7 +302,7 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
           ValueRange{kb.maskedOffset(valid, offset, outRows * kBlocks)});
     }
     if (out.shuffled) {
-      int64_t size = shuffledScaleBytes(outRows, kBlocks);
+      int64_t size = getShuffledScaleBytes(outRows, kBlocks);
       Value inLayout = kb.andI(kb.lt(row, roundUp(outRows, 32)),
                                kb.lt(kBlock, roundUp(kBlocks, 8)));
       Value neutral = arith::ConstantIntOp::create(b, loc, 127, 8);

@@ -309,24 +309,11 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
       continue;
     }
     if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          get, get.getNameAttr());
-      auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
-                               global.getInitialValueAttr())
-                         : DenseElementsAttr();
-      if (!init)
-        return opError(&op, "needs a memref.global with a dense initial "
-                            "value");
-      llvm::Expected<int64_t> size = getMemRefBytes(get.getType(), get.getLoc());
-      if (!size)
-        return size.takeError();
-      Buffer *buffer = newBuffer(*size, "memref.get_global");
-      int64_t elemBytes = *size / std::max<int64_t>(1, get.getType().getNumElements());
-      ArrayRef<char> raw = init.getRawData();
-      for (int64_t i = 0; i < get.getType().getNumElements(); ++i)
-        std::memcpy(buffer->bytes.data() + i * elemBytes,
-                    raw.data() + (init.isSplat() ? 0 : i * elemBytes),
-                    elemBytes);
+      llvm::Expected<EmulatorBuffer> bytes = getGlobalBytes(get);
+      if (!bytes)
+        return bytes.takeError();
+      Buffer *buffer = newBuffer(bytes->size(), "memref.get_global");
+      buffer->bytes = std::move(*bytes);
       env[get.getResult()] = {buffer, 0};
       continue;
     }
@@ -339,6 +326,28 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
                                       op.getName().getStringRef() + "'");
   }
   return opError(func, "host function has no func.return");
+}
+
+llvm::Expected<EmulatorBuffer>
+mlir::mxfp4::gfx950::getGlobalBytes(memref::GetGlobalOp get) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
+                           global.getInitialValueAttr())
+                     : DenseElementsAttr();
+  if (!init)
+    return opError(get, "needs a memref.global with a dense initial value");
+  llvm::Expected<int64_t> size = getMemRefBytes(get.getType(), get.getLoc());
+  if (!size)
+    return size.takeError();
+  int64_t count = get.getType().getNumElements();
+  int64_t elemBytes = count ? *size / count : 0;
+  EmulatorBuffer bytes(*size);
+  ArrayRef<char> raw = init.getRawData();
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(bytes.data() + i * elemBytes,
+                raw.data() + (init.isSplat() ? 0 : i * elemBytes), elemBytes);
+  return bytes;
 }
 
 llvm::Expected<std::vector<EmulatorBuffer>>

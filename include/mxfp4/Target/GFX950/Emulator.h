@@ -67,6 +67,7 @@
 #ifndef MXFP4_TARGET_GFX950_EMULATOR_H
 #define MXFP4_TARGET_GFX950_EMULATOR_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -89,6 +90,10 @@ struct EmulatorStats {
   /// Wave-level MFMA instructions executed.
   int64_t mfmas = 0;
 };
+
+/// The initial bytes of the memref.global that `get` reads (a dense value,
+/// splats expanded): what a runtime uploads for it.
+llvm::Expected<EmulatorBuffer> getGlobalBytes(memref::GetGlobalOp get);
 
 /// Runs host function `function` of `module` (a `gpu.container_module`),
 /// interpreting every `gpu.launch_func`'d `gpu.func` on the host, and returns
