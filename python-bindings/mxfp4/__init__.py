@@ -8,14 +8,14 @@ import functools
 
 import numpy as np
 
-from ._mxfp4 import (CpuModule, Mxfp4Error, host_has_avx512_bf16, layer_study,
-                     llama_config, llama_step_source, parse, run_pipeline,
-                     study, train)
+from ._mxfp4 import (CpuModule, Mxfp4Error, compile_gfx950,
+                     host_has_avx512_bf16, layer_study, llama_config,
+                     llama_step_source, parse, run_pipeline, study, train)
 
 __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
            "quantize", "dequantize", "hadamard", "scaled_matmul",
            "compile_training_step", "parse", "run_pipeline", "llama_config",
-           "llama_step_source", "train", "study"]
+           "llama_step_source", "train", "study", "compile_gfx950"]
 
 
 def __getattr__(name):

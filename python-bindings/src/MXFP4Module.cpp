@@ -15,6 +15,7 @@
 
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/CpuRunner.h"
+#include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 
@@ -166,6 +167,33 @@ PYBIND11_MODULE(_mxfp4, m) {
       py::arg("source"), py::arg("pipeline"), py::arg("name") = "<source>",
       "Runs a textual pass pipeline (any pass or pipeline of mxfp4-opt) and "
       "returns the printed result");
+  m.def(
+      "compile_gfx950",
+      [](const std::string &source, const std::string &name, int64_t tile,
+         const std::string &recipe) {
+        Gfx950CompileOptions options;
+        options.tile = tile;
+        options.recipe = recipe;
+        Gfx950Artifact artifact;
+        {
+          py::gil_scoped_release release;
+          artifact = unwrap(compileForGfx950(source, name, options));
+        }
+        py::dict result;
+        result["code_object"] = py::bytes(
+            reinterpret_cast<const char *>(artifact.codeObject.data()),
+            artifact.codeObject.size());
+        result["assembly"] = artifact.assembly;
+        result["kernel_ir"] = artifact.kernelIR;
+        result["report"] = unwrap(formatGfx950ReportJSON(artifact));
+        result["compile_seconds"] = artifact.compileSeconds;
+        return result;
+      },
+      py::arg("source"), py::arg("name") = "<source>", py::arg("tile") = 0,
+      py::arg("recipe") = "",
+      "Compiles a module for gfx950 (MI350X/MI355X): returns a dict with the "
+      "code object (HSACO bytes), the assembly, the kernel IR (host plan and "
+      "kernels) and the kernel report as JSON text");
   m.def("host_has_avx512_bf16", &hostHasAvx512BF16,
         "True if this CPU has AVX512_BF16 (the fast scaled_matmul kernel)");
 
