@@ -31,6 +31,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -47,10 +48,12 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -66,7 +69,7 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
                   mlir::index::IndexDialect, mlir::LLVM::LLVMDialect,
                   mlir::ub::UBDialect, mlir::x86vector::X86VectorDialect,
                   mlir::amdgpu::AMDGPUDialect, mlir::gpu::GPUDialect,
-                  mlir::ROCDL::ROCDLDialect>();
+                  mlir::ROCDL::ROCDLDialect, mlir::NVVM::NVVMDialect>();
 
   // How the upstream ops the lowerings produce bufferize ...
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -96,6 +99,10 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerROCDLDialectTranslation(registry);
+  // sm_90a kernels: the NVVM target (PTX through LLVM, cubins through
+  // ptxas).
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
 }
 
 void mlir::mxfp4::registerAllPasses() {

@@ -49,6 +49,11 @@ else:
     except Exception:
         pass
 
+# The CUDA toolkit (ptxas, libdevice) for the sm_90a compile tests.
+if os.access(os.path.join(os.environ.get("MXFP4_CUDA_PATH", "/usr/local/cuda"),
+                          "bin", "ptxas"), os.X_OK):
+    config.available_features.add("cuda")
+
 # The Python package, where the build made it.
 python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
 llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)

@@ -118,4 +118,9 @@ void mlir::mxfp4::registerPipelines() {
       "Lower functions of mxfp4 ops to gfx950 code objects (HSACO, code "
       "object v5) and a host function of launches",
       buildGfx950Pipeline);
+  PassPipelineRegistration<Sm90aPipelineOptions>(
+      "mxfp4-to-sm90a",
+      "Lower a tensor program without mxfp4 ops to generic GPU kernels for "
+      "NVIDIA Hopper (sm_90a): NVVM, PTX and cubins (CUDA toolkit)",
+      buildSm90aPipeline);
 }

@@ -42,8 +42,11 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertMXFP4ToAMDGPUPass(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (!o.mixed)
-    return;
+  if (o.mixed)
+    buildGenericGpuKernelPipeline(pm);
+}
+
+void mlir::mxfp4::buildGenericGpuKernelPipeline(OpPassManager &pm) {
   // The rest of the program: buffers, one generic kernel per linalg op, and
   // one module of distinct kernels.
   bufferization::OneShotBufferizePassOptions bufferize;

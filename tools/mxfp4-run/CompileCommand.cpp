@@ -18,6 +18,7 @@
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/API/Sm90a.h"
 #include "mxfp4/Runtime/AtomicFile.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -50,14 +51,17 @@ static cl::opt<std::string> compileFile(
     cl::Positional, cl::Optional,
     cl::desc("[<file.mlir>] (default: the Llama step of --preset)"),
     cl::sub(compileCommand), cl::cat(compileCategory));
-enum class CompileTarget { mlir, gfx950 };
+enum class CompileTarget { mlir, gfx950, sm90a };
 static cl::opt<CompileTarget> compileTarget(
     "target", cl::desc("What to produce"),
     cl::values(clEnumValN(CompileTarget::mlir, "mlir",
                           "the MLIR of the program (default)"),
                clEnumValN(CompileTarget::gfx950, "gfx950",
                           "gfx950 (MI350X/MI355X) code objects, assembly, "
-                          "kernel IR and a kernel report")),
+                          "kernel IR and a kernel report"),
+               clEnumValN(CompileTarget::sm90a, "sm_90a",
+                          "NVIDIA Hopper (H100/H200) cubin, PTX and kernel IR "
+                          "(generic kernels; no mxfp4 ops yet)")),
     cl::init(CompileTarget::mlir), cl::sub(compileCommand),
     cl::cat(compileCategory));
 static cl::opt<std::string> compileOutDir(
@@ -146,6 +150,46 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
   return 0;
 }
 
+static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
+  auto fail = reportError;
+  if (!compileReport.empty())
+    return fail(llvm::createStringError(
+        "--report is for --target=gfx950 (no sm_90a report yet)"));
+  llvm::Expected<Sm90aArtifact> artifact = compileForSm90a(
+      source, name, compileFile.empty() ? "" : std::string(compileRecipe));
+  if (!artifact)
+    return fail(artifact.takeError());
+  if (!compileOutDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
+      return fail(llvm::createStringError("cannot create '" + compileOutDir +
+                                          "': " + ec.message()));
+    auto path = [&](llvm::StringRef file) {
+      llvm::SmallString<256> p(compileOutDir);
+      llvm::sys::path::append(p, file);
+      return std::string(p);
+    };
+    llvm::StringRef cubin(
+        reinterpret_cast<const char *>(artifact->cubin.data()),
+        artifact->cubin.size());
+    for (auto [file, contents] :
+         {std::pair<std::string, llvm::StringRef>{"kernels.cubin", cubin},
+          {"kernels.ptx", artifact->ptx},
+          {"kernels.mlir", artifact->kernelIR}})
+      if (llvm::Error error = writeOutput(path(file), contents))
+        return fail(std::move(error));
+  }
+  if (!compileAssembly.empty())
+    if (llvm::Error error = writeOutput(compileAssembly, artifact->ptx))
+      return fail(std::move(error));
+  if (compileAssembly != "-")
+    llvm::outs() << llvm::format("compiled %lld sm_90a kernels (%zu bytes of "
+                                 "cubin) in %.2f s\n",
+                                 (long long)artifact->kernels,
+                                 artifact->cubin.size(),
+                                 artifact->compileSeconds);
+  return 0;
+}
+
 int mlir::mxfp4::runCompileCommand() {
   auto fail = reportError;
   std::string text, name;
@@ -179,6 +223,8 @@ int mlir::mxfp4::runCompileCommand() {
   }
   if (compileTarget == CompileTarget::gfx950)
     return runGfx950Compile(text, name);
+  if (compileTarget == CompileTarget::sm90a)
+    return runSm90aCompile(text, name);
   std::error_code ec;
   llvm::ToolOutputFile out(compileOutput, ec, llvm::sys::fs::OF_None);
   if (ec)

@@ -78,6 +78,28 @@ void buildCpuPipeline(OpPassManager &pm,
 void buildGfx950KernelPipeline(OpPassManager &pm,
                                const Gfx950PipelineOptions &options = {});
 
+/// Bufferizes a tensor program and gives every linalg op a generic GPU
+/// kernel (convert-linalg-to-gpu-launch), all kernels in one gpu.module
+/// @mxfp4_kernels: target-independent.
+void buildGenericGpuKernelPipeline(OpPassManager &pm);
+
+struct Sm90aPipelineOptions
+    : public PassPipelineOptions<Sm90aPipelineOptions> {
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel output: bin (cubin), isa (PTX) or llvm"),
+      llvm::cl::init("bin")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory (ptxas, libdevice)"),
+      llvm::cl::init("/usr/local/cuda")};
+};
+
+/// A tensor program without mxfp4 ops to generic kernels for NVIDIA Hopper
+/// (sm_90a): NVVM, PTX, and cubins with the CUDA toolkit's ptxas.
+void buildSm90aPipeline(OpPassManager &pm,
+                        const Sm90aPipelineOptions &options = {});
+
 /// The kernels of a module after buildGfx950KernelPipeline to ROCDL and code
 /// objects (`format`).
 void buildGfx950LoweringPipeline(OpPassManager &pm,

@@ -1,0 +1,41 @@
+//===- Sm90a.h - compile for NVIDIA Hopper (sm_90a) -------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `mxfp4-run compile --target=sm_90a`: a program's generic GPU kernels for
+// an H100/H200 as PTX and a cubin, with the host plan. The MXFP4 kernels for
+// NVIDIA are not written yet: programs with mxfp4 ops are refused.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_API_SM90A_H
+#define MXFP4_API_SM90A_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::mxfp4 {
+
+struct Sm90aArtifact {
+  /// The host plan and the kernels in upstream dialects, as text.
+  std::string kernelIR;
+  std::string ptx;
+  std::vector<uint8_t> cubin;
+  int64_t kernels = 0;
+  double compileSeconds = 0;
+};
+
+/// Compiles `source` (after `recipe`, if any) for sm_90a. The CUDA toolkit
+/// (ptxas, libdevice) is found in $MXFP4_CUDA_PATH or /usr/local/cuda.
+llvm::Expected<Sm90aArtifact> compileForSm90a(llvm::StringRef source,
+                                              llvm::StringRef name,
+                                              llvm::StringRef recipe = "");
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_API_SM90A_H
