@@ -7,6 +7,8 @@
 
 #include "mxfp4/API/Sm90a.h"
 
+#include "mxfp4/API/HostPlan.h"
+
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/InitAll.h"
@@ -124,6 +126,10 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
     llvm::raw_string_ostream os(artifact.kernelIR);
     (*module)->print(os);
   }
+  llvm::Expected<std::string> plan = serializeHostPlan(*module);
+  if (!plan)
+    return plan.takeError();
+  artifact.plan = std::move(*plan);
   (*module)->walk([&](gpu::GPUModuleOp m) {
     for (auto f : m.getOps<LLVM::LLVMFuncOp>())
       if (f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))

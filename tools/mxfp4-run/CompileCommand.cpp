@@ -174,7 +174,8 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
     for (auto [file, contents] :
          {std::pair<std::string, llvm::StringRef>{"kernels.cubin", cubin},
           {"kernels.ptx", artifact->ptx},
-          {"kernels.mlir", artifact->kernelIR}})
+          {"kernels.mlir", artifact->kernelIR},
+          {"plan.txt", artifact->plan}})
       if (llvm::Error error = writeOutput(path(file), contents))
         return fail(std::move(error));
   }

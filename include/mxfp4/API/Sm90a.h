@@ -26,6 +26,8 @@ struct Sm90aArtifact {
   std::string kernelIR;
   std::string ptx;
   std::vector<uint8_t> cubin;
+  /// The host functions as a plan for runtime/cuda (HostPlan.h).
+  std::string plan;
   int64_t kernels = 0;
   double compileSeconds = 0;
 };
