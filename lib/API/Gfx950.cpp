@@ -9,11 +9,10 @@
 
 #include "CallArguments.h"
 #include "Gfx950Launch.h"
+#include "GpuCompile.h"
 
 #include "mxfp4/Conversion/MXFP4ToAMDGPU/MXFP4ToAMDGPU.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
-#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
-#include "mxfp4/InitAll.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 #include "mxfp4/Target/GFX950/Emulator.h"
 #include "mxfp4/Target/GFX950/KernelReport.h"
@@ -27,16 +26,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <chrono>
 
@@ -47,36 +43,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-static llvm::Error diagnosticsError(const llvm::Twine &headline,
-                                    llvm::StringRef diagnostics) {
-  if (diagnostics.empty())
-    return makeError(headline);
-  return makeError(headline + "\n" + diagnostics);
-}
-
-static double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
 namespace {
-
-/// A context with every dialect and a handler that collects diagnostics.
-struct CompileSession {
-  CompileSession() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-  }
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-
-  MLIRContext context;
-  llvm::SourceMgr sourceMgr;
-  std::string diagnostics;
-};
 
 /// ld.lld in a `<dir>/llvm/bin` layout, which is where the ROCDL target
 /// looks for it (`toolkit`): a temporary directory with a link to Debian's
@@ -141,23 +108,11 @@ static llvm::Expected<OwningOpRef<ModuleOp>>
 lowerToKernels(CompileSession &session, llvm::StringRef source,
                llvm::StringRef name, const Gfx950CompileOptions &options,
                SmallVectorImpl<FunctionSignature> *functions) {
-  session.sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      session.sourceMgr, ParserConfig(&session.context));
-  if (!module)
-    return diagnosticsError("cannot parse or verify '" + name + "'",
-                            session.diagnostics);
-  if (!options.recipe.empty()) {
-    PassManager recipePm(&session.context);
-    ApplyRecipePassOptions recipe;
-    recipe.recipeText = options.recipe;
-    recipePm.addNestedPass<func::FuncOp>(createApplyRecipePass(recipe));
-    recipePm.addNestedPass<func::FuncOp>(createCheckRotationsPass());
-    if (failed(recipePm.run(*module)))
-      return diagnosticsError("cannot apply the recipe to '" + name + "'",
-                              session.diagnostics);
-  }
+  llvm::Expected<OwningOpRef<ModuleOp>> parsed =
+      parseWithRecipe(session, source, name, options.recipe);
+  if (!parsed)
+    return parsed.takeError();
+  OwningOpRef<ModuleOp> module = std::move(*parsed);
   if (functions)
     for (auto function : module->getOps<func::FuncOp>())
       if (function.isPublic() && !function.isExternal())
@@ -194,9 +149,8 @@ static llvm::Expected<std::string> serialize(CompileSession &session,
   if (failed(pm.run(module)))
     return diagnosticsError("cannot compile the gfx950 kernels",
                             session.diagnostics);
-  for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (Attribute object : binary.getObjects())
-      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  if (std::optional<std::string> object = getBinaryObject(module))
+    return *object;
   return makeError("the gfx950 compilation produced no code object");
 }
 
@@ -205,9 +159,6 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
                         const Gfx950CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   CompileSession session;
-  llvm::raw_string_ostream diagnosticStream(session.diagnostics);
-  SourceMgrDiagnosticHandler handler(session.sourceMgr, &session.context,
-                                     diagnosticStream);
   llvm::Expected<OwningOpRef<ModuleOp>> module =
       lowerToKernels(session, source, name, options, nullptr);
   if (!module)
@@ -382,9 +333,6 @@ Gfx950Module::fromSource(llvm::StringRef source, llvm::StringRef name,
   std::unique_ptr<Gfx950Module> result(new Gfx950Module());
   Impl &impl = *result->impl;
   impl.backend = backend;
-  llvm::raw_string_ostream diagnosticStream(impl.session.diagnostics);
-  SourceMgrDiagnosticHandler handler(impl.session.sourceMgr,
-                                     &impl.session.context, diagnosticStream);
   llvm::Expected<OwningOpRef<ModuleOp>> module = lowerToKernels(
       impl.session, source, name, options, &result->functions);
   if (!module)

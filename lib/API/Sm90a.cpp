@@ -7,29 +7,22 @@
 
 #include "mxfp4/API/Sm90a.h"
 
+#include "GpuCompile.h"
+
 #include "mxfp4/API/HostPlan.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
-#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
-#include "mxfp4/InitAll.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 
-#include <chrono>
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -51,23 +44,6 @@ static llvm::Expected<std::string> findToolkit() {
   return path;
 }
 
-/// Runs `pm` on `module`; the diagnostics in `diagnostics` on failure.
-static llvm::Error run(PassManager &pm, ModuleOp module,
-                       const llvm::Twine &what,
-                       const std::string &diagnostics) {
-  if (succeeded(pm.run(module)))
-    return llvm::Error::success();
-  return makeError(what + (diagnostics.empty() ? "" : "\n" + diagnostics));
-}
-
-/// The object of the module's only gpu.binary.
-static std::string binaryObject(ModuleOp module) {
-  for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (Attribute object : binary.getObjects())
-      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
-  return {};
-}
-
 llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
                                                      llvm::StringRef name,
                                                      llvm::StringRef recipe) {
@@ -75,31 +51,12 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
   llvm::Expected<std::string> toolkit = findToolkit();
   if (!toolkit)
     return toolkit.takeError();
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-  std::string diagnostics;
-  llvm::raw_string_ostream stream(diagnostics);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, stream);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  CompileSession session;
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      parseWithRecipe(session, source, name, recipe);
   if (!module)
-    return makeError("cannot parse or verify '" + name + "'\n" + diagnostics);
-  if (!recipe.empty()) {
-    PassManager pm(&context);
-    ApplyRecipePassOptions options;
-    options.recipeText = recipe.str();
-    pm.addNestedPass<func::FuncOp>(createApplyRecipePass(options));
-    if (llvm::Error e = run(pm, *module,
-                            "cannot apply the recipe to '" + name + "'",
-                            diagnostics))
-      return std::move(e);
-  }
-  WalkResult found = module->walk([&](Operation *op) {
+    return module.takeError();
+  WalkResult found = (*module)->walk([&](Operation *op) {
     if (isa<MXFP4Dialect>(op->getDialect())) {
       op->emitError("sm_90a: the MXFP4 kernels for NVIDIA are not written "
                     "yet; compile programs without mxfp4 ops (the bf16 "
@@ -109,24 +66,23 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
     return WalkResult::advance();
   });
   if (found.wasInterrupted())
-    return makeError("cannot compile '" + name + "' for sm_90a\n" +
-                     diagnostics);
+    return diagnosticsError("cannot compile '" + name + "' for sm_90a",
+                            session.diagnostics);
 
   Sm90aArtifact artifact;
-  PassManager kernels(&context);
+  PassManager kernels(&session.context);
   Sm90aPipelineOptions options;
   options.toolkit = *toolkit;
   options.format = "mlir";
   buildSm90aPipeline(kernels, options);
-  if (llvm::Error e = run(kernels, *module,
-                          "cannot lower '" + name + "' for sm_90a",
-                          diagnostics))
-    return std::move(e);
+  if (failed(kernels.run(**module)))
+    return diagnosticsError("cannot lower '" + name + "' for sm_90a",
+                            session.diagnostics);
   {
     llvm::raw_string_ostream os(artifact.kernelIR);
     (*module)->print(os);
   }
-  llvm::Expected<std::string> plan = serializeHostPlan(*module);
+  llvm::Expected<std::string> plan = serializeHostPlan(**module);
   if (!plan)
     return plan.takeError();
   artifact.plan = std::move(*plan);
@@ -135,31 +91,28 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
       if (f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
         ++artifact.kernels;
   });
-  for (auto [format, out] :
-       {std::pair<const char *, std::string *>{"isa", &artifact.ptx}}) {
-    OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
-    PassManager pm(&context);
+  // PTX from a copy, then the cubin from the module itself.
+  auto serialize = [&](ModuleOp m, llvm::StringRef format,
+                       std::string &out) -> llvm::Error {
+    PassManager pm(&session.context);
     GpuModuleToBinaryPassOptions binary;
-    binary.compilationTarget = format;
+    binary.compilationTarget = format.str();
     binary.toolkitPath = *toolkit;
     pm.addPass(createGpuModuleToBinaryPass(binary));
-    if (llvm::Error e = run(pm, *copy, "cannot compile the sm_90a kernels",
-                            diagnostics))
-      return std::move(e);
-    *out = binaryObject(*copy);
-  }
-  PassManager pm(&context);
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "bin";
-  binary.toolkitPath = *toolkit;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
-  if (llvm::Error e =
-          run(pm, *module, "cannot compile the sm_90a kernels", diagnostics))
+    std::optional<std::string> object;
+    if (failed(pm.run(m)) || !(object = getBinaryObject(m)))
+      return diagnosticsError("cannot compile the sm_90a kernels",
+                              session.diagnostics);
+    out = std::move(*object);
+    return llvm::Error::success();
+  };
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
+  if (llvm::Error e = serialize(*copy, "isa", artifact.ptx))
     return std::move(e);
-  std::string cubin = binaryObject(*module);
+  std::string cubin;
+  if (llvm::Error e = serialize(**module, "bin", cubin))
+    return std::move(e);
   artifact.cubin.assign(cubin.begin(), cubin.end());
-  artifact.compileSeconds = std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - start)
-                                .count();
+  artifact.compileSeconds = secondsSince(start);
   return artifact;
 }

@@ -1,0 +1,74 @@
+//===- GpuCompile.cpp - what the GPU targets' compilers share -------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuCompile.h"
+
+#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
+#include "mxfp4/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+
+static DialectRegistry makeRegistry() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  return registry;
+}
+
+CompileSession::CompileSession() : context(makeRegistry()) {
+  context.loadAllAvailableDialects();
+}
+
+llvm::Error mxfp4::diagnosticsError(const llvm::Twine &headline,
+                                    llvm::StringRef diagnostics) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      diagnostics.empty() ? headline.str()
+                          : (headline + "\n" + diagnostics).str());
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mxfp4::parseWithRecipe(CompileSession &session, llvm::StringRef source,
+                       llvm::StringRef name, llvm::StringRef recipe) {
+  session.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      session.sourceMgr, ParserConfig(&session.context));
+  if (!module)
+    return diagnosticsError("cannot parse or verify '" + name + "'",
+                            session.diagnostics);
+  if (recipe.empty())
+    return module;
+  PassManager pm(&session.context);
+  ApplyRecipePassOptions options;
+  options.recipeText = recipe.str();
+  pm.addNestedPass<func::FuncOp>(createApplyRecipePass(options));
+  pm.addNestedPass<func::FuncOp>(createCheckRotationsPass());
+  if (failed(pm.run(*module)))
+    return diagnosticsError("cannot apply the recipe to '" + name + "'",
+                            session.diagnostics);
+  return module;
+}
+
+std::optional<std::string> mxfp4::getBinaryObject(ModuleOp module) {
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute object : binary.getObjects())
+      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  return std::nullopt;
+}
+
+double mxfp4::secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
