@@ -11,7 +11,7 @@
 #include "Gfx950Launch.h"
 #include "GpuCompile.h"
 
-#include "mxfp4/Conversion/MXFP4ToAMDGPU/MXFP4ToAMDGPU.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 #include "mxfp4/Target/GFX950/Emulator.h"
@@ -169,7 +169,7 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     (*module)->print(os);
   }
   auto kernels = (*module)->lookupSymbol<gpu::GPUModuleOp>(
-      gfx950::kKernelModuleName);
+      kKernelModuleName);
   if (!kernels)
     return makeError("'" + name + "' has no function with mxfp4 ops to "
                      "compile for gfx950");
@@ -411,7 +411,7 @@ Gfx950Module::invoke(llvm::StringRef name,
     if (!array)
       return array.takeError();
     auto tensorType =
-        host.getArgAttrOfType<TypeAttr>(i, gfx950::kTensorAttrName);
+        host.getArgAttrOfType<TypeAttr>(i, kTensorAttrName);
     buffers.push_back(
         toDevice(*array, tensorType ? tensorType.getValue() : Type()));
   }
@@ -442,7 +442,7 @@ Gfx950Module::invoke(llvm::StringRef name,
     if (!array)
       return array.takeError();
     auto tensorType =
-        host.getResultAttrOfType<TypeAttr>(i, gfx950::kTensorAttrName);
+        host.getResultAttrOfType<TypeAttr>(i, kTensorAttrName);
     if (bytes.size() != array->bytes.size() &&
         !(tensorType && isa<Float4E2M1FNType>(
                             cast<RankedTensorType>(tensorType.getValue())

@@ -34,7 +34,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
 #include "Kernels.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -46,6 +45,7 @@
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::gfx950;
+using namespace mlir::mxfp4::kernels;
 
 namespace {
 constexpr int64_t kStepK = 256;        // K per main-loop step

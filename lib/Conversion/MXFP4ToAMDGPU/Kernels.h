@@ -5,24 +5,21 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Generators of the gfx950 kernels that convert-mxfp4-to-amdgpu launches.
-// Each builds one `gpu.func` for fully static shapes. Kernel arguments are
-// 1-D memrefs in the global address space (one pointer each with the
-// bare-pointer calling convention); the data ABI is in docs/gfx950.md:
-//
-//   FP4 values   [rows][cols / 2] bytes, element 2j in the low nibble
-//   E8M0 scales  [rows][cols / 32] bytes (canonical), plus the pre-shuffled
-//                copy the GEMM reads: Triton's layout for 16x16x128 MFMAs,
-//                gfx950::getShuffledScaleOffset(m16n16k128, ...) in
-//                mxfp4/Target/GFX950/LaneLayout.h, one dword per lane
-//                feeding 2 row subtiles x 2 K steps
+// The gfx950 parts of convert-mxfp4-to-amdgpu: the scaled-MFMA GEMM, the
+// scale shuffle, and the conversion instructions the shared quantize and
+// dequantize kernels (../MXFP4ToGPUCommon) use. The GEMM reads E8M0 scales
+// pre-shuffled into Triton's layout for 16x16x128 MFMAs,
+// gfx950::getShuffledScaleOffset(m16n16k128, ...) in
+// mxfp4/Target/GFX950/LaneLayout.h: one dword per lane feeding 2 row
+// subtiles x 2 K steps.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_LIB_CONVERSION_MXFP4TOAMDGPU_KERNELS_H
 #define MXFP4_LIB_CONVERSION_MXFP4TOAMDGPU_KERNELS_H
 
-#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+#include "../MXFP4ToGPUCommon/Kernels.h"
+
 #include "mxfp4/Target/GFX950/LaneLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,8 +29,7 @@
 
 namespace mlir::mxfp4::gfx950 {
 
-/// Threads per workgroup of every kernel: 4 waves of 64.
-constexpr int64_t kWorkgroupSize = 256;
+using kernels::kWorkgroupSize;
 
 /// C[M, N] (+)= A[M, K] * B[N, K]^T on FP4 operands.
 struct GemmConfig {
@@ -55,51 +51,15 @@ gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                const GemmConfig &config);
 int64_t gemmWorkgroups(const GemmConfig &config);
 
-/// The rotation a quantize kernel applies before quantizing.
-struct RotationConfig {
-  int64_t size = 0; // 0: none
-  HadamardKind kind = HadamardKind::deterministic;
-  bool inverse = false;
-  bool roundToBF16 = false; // the hadamard's result type is bf16
-};
+/// Converts one block (vector<32xf32>) to FP4 with 16
+/// `v_cvt_scalef32_pk_fp4_f32` (ties to even, saturating): the packed codes
+/// (vector<16xi8>) and the scale byte (i32).
+std::pair<Value, Value> convertBlock(OpBuilder &b, Location loc, Value block,
+                                     ScaleRule rule);
 
-/// One quantization of the source: along rows (each row's columns blocked
-/// by 32) or of its transpose (each column's rows blocked).
-struct QuantizeJob {
-  bool transposed = false;
-  RotationConfig rotation;
-  ScaleRule rule = ScaleRule::even;
-  /// Stochastic rounding with the CPU's Philox words (seed and counter are
-  /// kernel arguments), instead of the conversion instruction's RNE.
-  bool stochastic = false;
-  bool values = true, scales = true, shuffledScales = false;
-};
-
-/// Quantizes a [rows, cols] source (f32 or bf16) with one or two jobs (at
-/// most one per orientation) in one read of the source. Arguments: source,
-/// then per job its outputs in order values, scales, shuffledScales (those
-/// enabled), then for each job with a random rotation its seed and, for
-/// `random_per_step`, its step (i64): the signs are drawn in the kernel;
-/// then for each stochastic job its seed and counter (i64).
-struct QuantizeConfig {
-  int64_t rows, cols;
-  Type sourceType;
-  SmallVector<QuantizeJob, 2> jobs;
-};
-gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &b, Location loc,
-                                   gpu::GPUModuleOp module, StringRef name,
-                                   const QuantizeConfig &config);
-int64_t quantizeWorkgroups(const QuantizeConfig &config);
-
-/// Expands [rows, cols] FP4 values with canonical scales to f32 or bf16.
-struct DequantizeConfig {
-  int64_t rows, cols;
-  Type resultType;
-};
-gpu::GPUFuncOp buildDequantizeKernel(OpBuilder &b, Location loc,
-                                     gpu::GPUModuleOp module, StringRef name,
-                                     const DequantizeConfig &config);
-int64_t dequantizeWorkgroups(const DequantizeConfig &config);
+/// Expands one block's packed codes (vector<16xi8>) with 16
+/// `v_cvt_scalef32_pk_f32_fp4` under scale byte `byte` (i32 in [1, 254]).
+Value expandBlock(OpBuilder &b, Location loc, Value codes, Value byte);
 
 /// Rewrites canonical scales [rows, kBlocks] into the pre-shuffled layout
 /// (for scales that come from outside the function).

@@ -5,42 +5,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Turns each function made of mxfp4 ops into a host function of device
-// buffers and kernel launches plus one `gpu.module` of gfx950 kernels:
-//
-// - every quantize, with the hadamard and the linalg.transpose feeding it,
-//   becomes a job of a fused quantize kernel; the row-wise and the
-//   transposed quantization of one source share a kernel (one read);
-// - scaled_matmul becomes the MFMA GEMM kernel, reading the pre-shuffled
-//   scales its producers wrote (or a shuffle of scales from outside);
-// - dequantize becomes its kernel.
-//
-// Tensors become flat device buffers (FP4 packed two to a byte) and keep
-// their tensor type in an `mxfp4.tensor` argument/result attribute, which
-// the runtimes use to marshal host arrays.
+// gfx950 as a target of the shared mxfp4-to-GPU conversion
+// (../MXFP4ToGPUCommon): hardware bounds checks on raw buffers, the scaled
+// FP4 conversion instructions, pre-shuffled scales and the scaled-MFMA GEMM.
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxfp4/Conversion/MXFP4ToAMDGPU/MXFP4ToAMDGPU.h"
-
-#include "KernelBuilder.h"
 #include "Kernels.h"
 
+#include "../MXFP4ToGPUCommon/FunctionConverter.h"
+
 #include "mxfp4/Conversion/Passes.h"
-#include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::mxfp4 {
@@ -51,367 +35,7 @@ namespace mlir::mxfp4 {
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::gfx950;
-
-namespace {
-
-/// Where a quantize reads from: the source tensor, whether it quantizes the
-/// source's transpose, and the rotation applied on the way.
-struct QuantizeSource {
-  Value root;
-  bool transposed = false;
-  RotationConfig rotation;
-  Value seed, step;
-};
-
-/// A tensor living on the device.
-struct DeviceTensor {
-  Value buffer;   // flat memref (FP4 packed two to a byte)
-  Value shuffled; // scale tensors: the GEMM's pre-shuffled copy, if made
-};
-
-class FunctionConverter {
-public:
-  FunctionConverter(func::FuncOp func, gpu::GPUModuleOp kernels,
-                    int64_t tileOverride, StringRef testMutation, bool mixed)
-      : func(func), kernels(kernels), tileOverride(tileOverride),
-        testMutation(testMutation), mixed(mixed), b(func.getContext()) {}
-
-  LogicalResult run();
-
-private:
-  LogicalResult check();
-  LogicalResult runStrict();
-  LogicalResult runMixed();
-  /// The device buffer of `value`; in mixed mode a tensor from outside the
-  /// mxfp4 ops is bridged with bufferization.to_buffer (scalars are used
-  /// as they are). Null if there is none.
-  Value bufferOf(Location loc, Value value);
-  /// Records `flat` as the buffer of `result`; in mixed mode the tensor
-  /// users get it through bufferization.to_tensor.
-  void publish(Location loc, Value result, Value flat);
-  FailureOr<QuantizeSource> analyze(QuantizeOp op);
-  Value alloc(Location loc, RankedTensorType type);
-  Value deviceType(Value buffer);
-  void launch(Location loc, gpu::GPUFuncOp kernel, int64_t workgroups,
-              ArrayRef<Value> operands);
-  LogicalResult emitQuantizeGroup(QuantizeOp first);
-  LogicalResult emitScaledMatmul(ScaledMatmulOp op);
-  LogicalResult emitDequantize(DequantizeOp op);
-  Value shuffledScales(Location loc, Value scales);
-  template <typename BuildFn>
-  gpu::GPUFuncOp getKernel(StringRef name, BuildFn build);
-
-  func::FuncOp func;
-  gpu::GPUModuleOp kernels;
-  int64_t tileOverride;
-  std::string testMutation;
-  bool mixed;
-  OpBuilder b;
-  DenseMap<Value, DeviceTensor> device;
-  DenseSet<Operation *> emittedQuantizes;
-};
-
-} // namespace
-
-/// The flat buffer type of a tensor on the device.
-static MemRefType getBufferType(RankedTensorType type) {
-  Type element = type.getElementType();
-  int64_t elements = type.getNumElements();
-  if (isa<Float4E2M1FNType>(element))
-    return MemRefType::get({elements / 2},
-                           IntegerType::get(type.getContext(), 8));
-  if (isa<Float8E8M0FNUType>(element))
-    return MemRefType::get({elements}, IntegerType::get(type.getContext(), 8));
-  return MemRefType::get({elements}, element);
-}
-
-LogicalResult FunctionConverter::check() {
-  for (Type t : mixed ? TypeRange() : func.getArgumentTypes()) {
-    if (t.isInteger(64))
-      continue;
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape())
-      return func.emitError()
-             << "gfx950: arguments must be tensors of static shape or i64, "
-                "got "
-             << t;
-  }
-  for (Type t : mixed ? TypeRange() : func.getResultTypes()) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape())
-      return func.emitError()
-             << "gfx950: results must be tensors of static shape, got " << t;
-  }
-  if (!func.getBody().hasOneBlock())
-    return func.emitError("gfx950: the function body must be one block");
-  // The top-level ops: a transpose's body is its own business.
-  auto checkOp = [&](Operation *op) -> WalkResult {
-    if (auto q = dyn_cast<QuantizeOp>(op)) {
-      auto type = cast<RankedTensorType>(q.getInput().getType());
-      if (!type.hasStaticShape())
-        return op->emitError("gfx950: quantize needs a static shape");
-      if (static_cast<int64_t>(q.getAxis()) != type.getRank() - 1)
-        return op->emitError(
-            "gfx950: quantize along a leading axis; quantize the transpose "
-            "along its last axis instead (as the recipes do)");
-      if (q.getBlockSize() != 32)
-        return op->emitError("gfx950: only 32-element blocks are supported");
-      return WalkResult::advance();
-    }
-    if (auto h = dyn_cast<HadamardOp>(op)) {
-      auto rank = cast<RankedTensorType>(h.getType()).getRank();
-      if (static_cast<int64_t>(h.getAxis()) != rank - 1)
-        return op->emitError("gfx950: hadamard must rotate the last axis");
-      if (h.getSize() > 32)
-        return op->emitError()
-               << "gfx950: hadamard size " << h.getSize()
-               << " is not supported by the fused quantize kernel (16 and "
-                  "32 are)";
-      for (Operation *user : h->getUsers())
-        if (!isa<QuantizeOp>(user))
-          return op->emitError("gfx950: a hadamard must feed quantize ops "
-                               "only (it is fused into them)");
-      return WalkResult::advance();
-    }
-    if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
-      if (mixed)
-        return WalkResult::advance();
-      if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
-        return op->emitError("gfx950: only 2-D transposes are supported");
-      for (Operation *user : t->getUsers())
-        if (!mixed && !isa<QuantizeOp, HadamardOp>(user))
-          return op->emitError("gfx950: a transpose must feed quantize ops "
-                               "(possibly through a hadamard)");
-      return WalkResult::advance();
-    }
-    if (auto m = dyn_cast<ScaledMatmulOp>(op)) {
-      if (!cast<RankedTensorType>(m.getType()).hasStaticShape())
-        return op->emitError("gfx950: scaled_matmul needs static shapes");
-      return WalkResult::advance();
-    }
-    if (isa<DequantizeOp>(op)) {
-      auto d = cast<DequantizeOp>(op);
-      auto type = cast<RankedTensorType>(d.getType());
-      if (static_cast<int64_t>(d.getAxis()) != type.getRank() - 1 ||
-          d.getBlockSize() != 32)
-        return op->emitError("gfx950: dequantize must be blocked by 32 "
-                             "along the last axis");
-      return WalkResult::advance();
-    }
-    if (isa<tensor::EmptyOp, func::ReturnOp>(op))
-      return WalkResult::advance();
-    if (isa<arith::ConstantOp>(op) || mixed) {
-      // FP4 and E8M0 tensors exist only between mxfp4 ops.
-      for (Value v : op->getOperands())
-        if (auto t = dyn_cast<RankedTensorType>(v.getType());
-            t && isa<Float4E2M1FNType, Float8E8M0FNUType>(t.getElementType()))
-          return op->emitError("gfx950: FP4 values and E8M0 scales may only "
-                               "be used by mxfp4 ops");
-      return WalkResult::advance();
-    }
-    return op->emitError()
-           << "gfx950: '" << op->getName()
-           << "' has no gfx950 lowering; this conversion lowers "
-              "mxfp4.quantize/dequantize/scaled_matmul with the "
-              "mxfp4.hadamard and linalg.transpose that feed them";
-  };
-  for (Operation &op : func.getBody().front())
-    if (checkOp(&op).wasInterrupted())
-      return failure();
-  return success();
-}
-
-FailureOr<QuantizeSource> FunctionConverter::analyze(QuantizeOp op) {
-  QuantizeSource source;
-  Value v = op.getInput();
-  if (auto h = v.getDefiningOp<HadamardOp>()) {
-    source.rotation.size = h.getSize();
-    source.rotation.kind = h.getKind();
-    source.rotation.inverse = h.getInverse();
-    source.rotation.roundToBF16 = !h.getType().getElementType().isF32();
-    source.seed = h.getSeed();
-    source.step = h.getStep();
-    v = h.getInput();
-  }
-  if (auto t = v.getDefiningOp<linalg::TransposeOp>();
-      t && t.getPermutation() == ArrayRef<int64_t>{1, 0}) {
-    source.transposed = true;
-    v = t.getInput();
-  }
-  source.root = v;
-  return source;
-}
-
-Value FunctionConverter::alloc(Location loc, RankedTensorType type) {
-  return memref::AllocOp::create(b, loc, getBufferType(type));
-}
-
-/// The launch operand for `buffer`: a view in the global address space.
-Value FunctionConverter::deviceType(Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  return memref::MemorySpaceCastOp::create(
-      b, buffer.getLoc(),
-      globalBuffer(b.getContext(), type.getNumElements(),
-                   type.getElementType()),
-      buffer);
-}
-
-void FunctionConverter::launch(Location loc, gpu::GPUFuncOp kernel,
-                               int64_t workgroups, ArrayRef<Value> operands) {
-  SmallVector<Value> args;
-  for (Value v : operands)
-    args.push_back(isa<MemRefType>(v.getType()) ? deviceType(v) : v);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value grid = arith::ConstantIndexOp::create(b, loc, workgroups);
-  Value block = arith::ConstantIndexOp::create(b, loc, kWorkgroupSize);
-  gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},
-                            gpu::KernelDim3{block, one, one},
-                            /*dynamicSharedMemorySize=*/Value(), args);
-}
-
-template <typename BuildFn>
-gpu::GPUFuncOp FunctionConverter::getKernel(StringRef name, BuildFn build) {
-  if (auto existing = kernels.lookupSymbol<gpu::GPUFuncOp>(name))
-    return existing;
-  OpBuilder kb(b.getContext());
-  return build(kb);
-}
-
-static std::string describeJob(const QuantizeJob &job) {
-  std::string s = job.transposed ? "t" : "r";
-  if (job.rotation.size)
-    s += llvm::formatv("_h{0}{1}{2}{3}", job.rotation.size,
-                       stringifyHadamardKind(job.rotation.kind).take_front(1),
-                       job.rotation.inverse ? "i" : "",
-                       job.rotation.roundToBF16 ? "b" : "")
-             .str();
-  s += "_" + stringifyScaleRule(job.rule).str();
-  s += job.stochastic ? "_sr" : "";
-  s += job.values ? "v" : "";
-  s += job.scales ? "s" : "";
-  s += job.shuffledScales ? "p" : "";
-  return s;
-}
-
-static std::string typeName(Type t) { return t.isF32() ? "f32" : "bf16"; }
-
-LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
-  FailureOr<QuantizeSource> firstSource = analyze(first);
-  if (failed(firstSource))
-    return failure();
-  // Gather this source's other quantizations, one per orientation.
-  SmallVector<std::pair<QuantizeOp, QuantizeSource>, 2> members;
-  members.push_back({first, *firstSource});
-  for (Operation &op : func.getBody().getOps()) {
-    auto q = dyn_cast<QuantizeOp>(&op);
-    if (!q || q == first || emittedQuantizes.count(q))
-      continue;
-    FailureOr<QuantizeSource> s = analyze(q);
-    if (failed(s))
-      return failure();
-    if (s->root != firstSource->root ||
-        llvm::any_of(members, [&](auto &m) {
-          return m.second.transposed == s->transposed;
-        }))
-      continue;
-    members.push_back({q, *s});
-  }
-
-  Location loc = first.getLoc();
-  auto sourceType = cast<RankedTensorType>(firstSource->root.getType());
-  int64_t cols = sourceType.getShape().back();
-  int64_t rows = sourceType.getNumElements() / cols;
-  if (llvm::any_of(members, [](auto &m) { return m.second.transposed; }) &&
-      sourceType.getRank() != 2)
-    return first.emitError("gfx950: a transposed quantization needs a 2-D "
-                           "source");
-  QuantizeConfig config{rows, cols, sourceType.getElementType(), {}};
-  Value root = bufferOf(loc, firstSource->root);
-  if (!root)
-    return first.emitError("gfx950: the quantized tensor must be an argument "
-                           "or the result of another lowered op");
-  SmallVector<Value> operands = {root};
-  SmallVector<Value> scalars;
-  std::string name = llvm::formatv("quantize_{0}x{1}_{2}", rows, cols,
-                                   typeName(config.sourceType));
-  for (auto &[q, source] : members) {
-    emittedQuantizes.insert(q);
-    QuantizeJob job;
-    job.transposed = source.transposed;
-    job.rotation = source.rotation;
-    job.rule = q.getScaleRule();
-    job.stochastic = q.getRounding() == Rounding::stochastic;
-    bool toGemm = false, elsewhere = false;
-    for (OpOperand &use : q.getScales().getUses()) {
-      auto mm = dyn_cast<ScaledMatmulOp>(use.getOwner());
-      (mm ? toGemm : elsewhere) = true;
-    }
-    job.scales = elsewhere;
-    job.shuffledScales = toGemm;
-    config.jobs.push_back(job);
-    name += "_" + describeJob(job);
-
-    DeviceTensor values{alloc(loc, q.getValues().getType()), {}};
-    operands.push_back(values.buffer);
-    device[q.getValues()] = values;
-    DeviceTensor scales;
-    if (job.scales) {
-      scales.buffer = alloc(loc, q.getScales().getType());
-      operands.push_back(scales.buffer);
-    }
-    if (job.shuffledScales) {
-      auto type = q.getScales().getType();
-      scales.shuffled = memref::AllocOp::create(
-          b, loc,
-          MemRefType::get({getShuffledScaleBytes(type.getDimSize(0),
-                                              type.getDimSize(1))},
-                          b.getI8Type()));
-      operands.push_back(scales.shuffled);
-    }
-    device[q.getScales()] = scales;
-    if (source.rotation.size &&
-        source.rotation.kind != HadamardKind::deterministic)
-      scalars.push_back(bufferOf(loc, source.seed));
-    if (source.rotation.size &&
-        source.rotation.kind == HadamardKind::random_per_step)
-      scalars.push_back(bufferOf(loc, source.step));
-  }
-  for (auto &[q, source] : members)
-    if (q.getRounding() == Rounding::stochastic)
-      scalars.append({bufferOf(loc, q.getSeed()), bufferOf(loc, q.getCounter())});
-  if (llvm::any_of(scalars, [](Value v) { return !v; }))
-    return first.emitError("gfx950: a seed, step or counter must be a "
-                           "function argument or a constant");
-  operands.append(scalars);
-  gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
-    return buildQuantizeKernel(kb, loc, kernels, name, config);
-  });
-  launch(loc, kernel, quantizeWorkgroups(config), operands);
-  return success();
-}
-
-Value FunctionConverter::shuffledScales(Location loc, Value scales) {
-  auto found = device.find(scales);
-  if (found != device.end() && found->second.shuffled)
-    return found->second.shuffled;
-  Value canonical = bufferOf(loc, scales);
-  if (!canonical)
-    return {};
-  DeviceTensor &t = device[scales];
-  auto type = cast<RankedTensorType>(scales.getType());
-  int64_t rows = type.getNumElements() / type.getShape().back();
-  int64_t kBlocks = type.getShape().back();
-  std::string name = llvm::formatv("shuffle_scales_{0}x{1}", rows, kBlocks);
-  gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
-    return buildShuffleScalesKernel(kb, loc, kernels, name, rows, kBlocks);
-  });
-  t.shuffled = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({getShuffledScaleBytes(rows, kBlocks)}, b.getI8Type()));
-  launch(loc, kernel, shuffleScalesWorkgroups(rows, kBlocks),
-         {t.buffer, t.shuffled});
-  return t.shuffled;
-}
+using namespace mlir::mxfp4::kernels;
 
 /// The largest tile whose grid still gives every CU of an MI355X (256) a
 /// workgroup; 64 x 64 for small problems.
@@ -422,224 +46,52 @@ static int64_t chooseTile(int64_t m, int64_t n) {
   return 64;
 }
 
-LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
-  Location loc = op.getLoc();
-  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
-  auto resultType = cast<RankedTensorType>(op.getType());
-  GemmConfig config;
-  config.m = lhsType.getDimSize(0);
-  config.k = lhsType.getDimSize(1);
-  config.n = rhsType.getDimSize(0);
-  config.tileM = config.tileN =
-      tileOverride ? tileOverride : chooseTile(config.m, config.n);
-  config.resultType = resultType.getElementType();
-  config.testMutation = testMutation;
-  if (op.getAcc())
-    config.accType =
-        cast<RankedTensorType>(op.getAcc().getType()).getElementType();
-  SmallVector<Value> operands = {bufferOf(loc, op.getLhs()),
-                                 shuffledScales(loc, op.getLhsScale()),
-                                 bufferOf(loc, op.getRhs()),
-                                 shuffledScales(loc, op.getRhsScale())};
-  if (llvm::any_of(operands, [](Value v) { return !v; }))
-    return op.emitError("gfx950: scaled_matmul operands must be arguments "
-                        "or results of lowered ops");
-  if (op.getAcc()) {
-    Value acc = bufferOf(loc, op.getAcc());
-    if (!acc)
-      return op.emitError("gfx950: the accumulator has no device buffer");
-    operands.push_back(acc);
-  }
-  Value result = alloc(loc, resultType);
-  operands.push_back(result);
-  std::string name = llvm::formatv(
-      "gemm_{0}x{1}x{2}_t{3}x{4}_{5}{6}", config.m, config.n, config.k,
-      config.tileM, config.tileN, typeName(config.resultType),
-      (config.accType ? "_acc" + typeName(config.accType) : "") +
-          (testMutation.empty() ? "" : "_mutated_" + testMutation));
-  gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
-    return buildGemmKernel(kb, loc, kernels, name, config);
-  });
-  launch(loc, kernel, gemmWorkgroups(config), operands);
-  publish(loc, op.getResult(), result);
-  return success();
-}
+static std::string typeName(Type t) { return t.isF32() ? "f32" : "bf16"; }
 
-LogicalResult FunctionConverter::emitDequantize(DequantizeOp op) {
-  Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
-  DequantizeConfig config;
-  config.cols = type.getShape().back();
-  config.rows = type.getNumElements() / config.cols;
-  config.resultType = type.getElementType();
-  Value values = bufferOf(loc, op.getValues());
-  Value scales = bufferOf(loc, op.getScales());
-  if (!values || !scales)
-    return op.emitError("gfx950: dequantize needs FP4 values and canonical "
-                        "scales from lowered ops or arguments");
-  Value result = alloc(loc, type);
-  std::string name = llvm::formatv("dequantize_{0}x{1}_{2}", config.rows,
-                                   config.cols, typeName(config.resultType));
-  gpu::GPUFuncOp kernel = getKernel(name, [&](OpBuilder &kb) {
-    return buildDequantizeKernel(kb, loc, kernels, name, config);
-  });
-  launch(loc, kernel, dequantizeWorkgroups(config),
-         {values, scales, result});
-  publish(loc, op.getResult(), result);
-  return success();
-}
-
-Value FunctionConverter::bufferOf(Location loc, Value value) {
-  auto it = device.find(value);
-  if (it != device.end() && it->second.buffer)
-    return it->second.buffer;
-  if (!mixed)
-    return {};
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type) {
-    device[value] = {value, {}};
-    return value;
-  }
-  if (!type.hasStaticShape() ||
-      isa<Float4E2M1FNType, Float8E8M0FNUType>(type.getElementType()))
-    return {};
-  Value buffer = bufferization::ToBufferOp::create(
-      b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
-      /*read_only=*/true);
-  if (type.getRank() != 1) {
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all[0].push_back(d);
-    buffer = memref::CollapseShapeOp::create(b, loc, buffer, all);
-  }
-  device[value] = {buffer, {}};
-  return buffer;
-}
-
-void FunctionConverter::publish(Location loc, Value result, Value flat) {
-  device[result] = {flat, {}};
-  if (!mixed)
-    return;
-  auto type = cast<RankedTensorType>(result.getType());
-  Value shaped = flat;
-  if (type.getRank() != 1) {
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all[0].push_back(d);
-    shaped = memref::ExpandShapeOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()), flat,
-        all);
-  }
-  Value tensor = bufferization::ToTensorOp::create(
-      b, loc, type, shaped, /*restrict=*/true, /*writable=*/true);
-  result.replaceAllUsesWith(tensor);
-  device[tensor] = {flat, {}};
-}
-
-LogicalResult FunctionConverter::run() {
-  if (failed(check()))
-    return failure();
-  return mixed ? runMixed() : runStrict();
-}
-
-LogicalResult FunctionConverter::runMixed() {
-  // Launches go where the ops were; results reach the other ops as tensors.
-  // Constants (seeds) move to the top first: a kernel shared by two
-  // quantizations is launched where the first one was.
-  Block &entry = func.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(entry))
-    if (isa<arith::ConstantOp>(op))
-      op.moveBefore(&entry, entry.begin());
-  SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().getOps())
-    ops.push_back(&op);
-  for (Operation *op : ops) {
-    b.setInsertionPoint(op);
-    LogicalResult result = success();
-    if (auto q = dyn_cast<QuantizeOp>(op)) {
-      if (!emittedQuantizes.count(q))
-        result = emitQuantizeGroup(q);
-    } else if (auto mm = dyn_cast<ScaledMatmulOp>(op)) {
-      result = emitScaledMatmul(mm);
-    } else if (auto d = dyn_cast<DequantizeOp>(op)) {
-      result = emitDequantize(d);
+/// gfx950's part of the conversion; `tileOverride` 0 picks per shape.
+static KernelTarget getGfx950Target(int64_t tileOverride,
+                                    std::string testMutation) {
+  KernelTarget target;
+  target.name = "gfx950";
+  target.bounds = BoundsMode::hardware;
+  target.convertBlock = convertBlock;
+  target.expandBlock = expandBlock;
+  target.shuffledScales = true;
+  target.gemm = [=](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                    const GemmShape &shape) -> KernelLaunch {
+    GemmConfig config;
+    config.m = shape.m;
+    config.n = shape.n;
+    config.k = shape.k;
+    config.tileM = config.tileN =
+        tileOverride ? tileOverride : chooseTile(config.m, config.n);
+    config.resultType = shape.resultType;
+    config.accType = shape.accType;
+    config.testMutation = testMutation;
+    std::string name = llvm::formatv(
+        "gemm_{0}x{1}x{2}_t{3}x{4}_{5}{6}", config.m, config.n, config.k,
+        config.tileM, config.tileN, typeName(config.resultType),
+        (config.accType ? "_acc" + typeName(config.accType) : "") +
+            (testMutation.empty() ? "" : "_mutated_" + testMutation));
+    auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
+    if (!kernel) {
+      OpBuilder kb(b.getContext());
+      kernel = buildGemmKernel(kb, loc, module, name, config);
     }
-    if (failed(result))
-      return failure();
-  }
-  // The mxfp4 ops, and the rotations and transposes that only fed them.
-  for (Operation *op : llvm::reverse(ops))
-    if (isa<QuantizeOp, ScaledMatmulOp, DequantizeOp>(op) ||
-        (isa<HadamardOp, linalg::TransposeOp, tensor::EmptyOp>(op) &&
-         op->use_empty()))
-      op->erase();
-  return success();
-}
-
-LogicalResult FunctionConverter::runStrict() {
-  MLIRContext *ctx = func.getContext();
-
-  // The host function: same name, tensors as flat device buffers.
-  SmallVector<Type> argTypes, resultTypes;
-  for (Type t : func.getArgumentTypes())
-    argTypes.push_back(isa<RankedTensorType>(t)
-                           ? Type(getBufferType(cast<RankedTensorType>(t)))
-                           : t);
-  for (Type t : func.getResultTypes())
-    resultTypes.push_back(getBufferType(cast<RankedTensorType>(t)));
-  b.setInsertionPoint(func);
-  auto host = func::FuncOp::create(b, func.getLoc(), func.getName(),
-                                   FunctionType::get(ctx, argTypes, resultTypes));
-  host.setVisibility(func.getVisibility());
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    for (NamedAttribute attr : function_interface_impl::getArgAttrs(func, i))
-      host.setArgAttr(i, attr.getName(), attr.getValue());
-    if (isa<RankedTensorType>(func.getArgumentTypes()[i]))
-      host.setArgAttr(i, kTensorAttrName,
-                      TypeAttr::get(func.getArgumentTypes()[i]));
-  }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    host.setResultAttr(i, kTensorAttrName,
-                       TypeAttr::get(func.getResultTypes()[i]));
-  Block *entry = host.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  for (auto [oldArg, newArg] :
-       llvm::zip(func.getArguments(), entry->getArguments()))
-    device[oldArg] = {newArg, {}};
-  // Integer constants (seeds) first: a kernel shared by two quantizations
-  // is launched where the first one was, before the second one's operands.
-  for (Operation &op : func.getBody().getOps())
-    if (auto c = dyn_cast<arith::ConstantOp>(&op);
-        c && c.getType().isIntOrIndex())
-      device[c.getResult()] = {b.clone(op)->getResult(0), {}};
-
-  for (Operation &op : func.getBody().getOps()) {
-    LogicalResult result = success();
-    if (auto q = dyn_cast<QuantizeOp>(&op)) {
-      if (!emittedQuantizes.count(q))
-        result = emitQuantizeGroup(q);
-    } else if (auto mm = dyn_cast<ScaledMatmulOp>(&op)) {
-      result = emitScaledMatmul(mm);
-    } else if (auto d = dyn_cast<DequantizeOp>(&op)) {
-      result = emitDequantize(d);
-    } else if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
-      SmallVector<Value> results;
-      for (Value v : ret.getOperands()) {
-        if (!device.count(v) || !device[v].buffer)
-          return ret.emitError("gfx950: a returned tensor has no device "
-                               "buffer");
-        results.push_back(device[v].buffer);
-      }
-      func::ReturnOp::create(b, ret.getLoc(), results);
+    return {kernel, gemmWorkgroups(config)};
+  };
+  target.shuffleScales = [](OpBuilder &b, Location loc,
+                            gpu::GPUModuleOp module, int64_t rows,
+                            int64_t kBlocks) -> KernelLaunch {
+    std::string name = llvm::formatv("shuffle_scales_{0}x{1}", rows, kBlocks);
+    auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
+    if (!kernel) {
+      OpBuilder kb(b.getContext());
+      kernel = buildShuffleScalesKernel(kb, loc, module, name, rows, kBlocks);
     }
-    if (failed(result)) {
-      host.erase();
-      return failure();
-    }
-  }
-  func.erase();
-  return success();
+    return {kernel, shuffleScalesWorkgroups(rows, kBlocks)};
+  };
+  return target;
 }
 
 namespace {
@@ -668,26 +120,12 @@ struct ConvertMXFP4ToAMDGPUPass
                          << static_cast<int64_t>(tile);
       return signalPassFailure();
     }
-    SmallVector<func::FuncOp> funcs;
-    for (auto f : module.getOps<func::FuncOp>())
-      if (!f.isExternal())
-        funcs.push_back(f);
-    if (funcs.empty() && !mixed)
-      return;
-    MLIRContext *ctx = &getContext();
-    OpBuilder b(ctx);
-    b.setInsertionPointToEnd(module.getBody());
-    auto target = ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3,
-                                              "amdgcn-amd-amdhsa", chipset,
-                                              "", /*abiVersion=*/"500");
-    auto kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName,
-                                            b.getArrayAttr({target}));
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
-    for (func::FuncOp f : funcs)
-      if (failed(
-              FunctionConverter(f, kernels, tile, testMutation, mixed).run()))
-        return signalPassFailure();
+    auto target = ROCDL::ROCDLTargetAttr::get(&getContext(), /*optLevel=*/3,
+                                              "amdgcn-amd-amdhsa", chipset, "",
+                                              /*abiVersion=*/"500");
+    if (failed(convertMXFP4Functions(
+            module, getGfx950Target(tile, testMutation), target, mixed)))
+      signalPassFailure();
   }
 };
 

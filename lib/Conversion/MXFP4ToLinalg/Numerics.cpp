@@ -221,6 +221,44 @@ Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
   return arith::SelectOp::create(b, loc, saturated, c(7), rounded);
 }
 
+std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
+                                                Value block, ScaleRule rule,
+                                                Value random) {
+  auto vecI32 = VectorType::get({32}, b.getI32Type());
+  Type i32 = b.getI32Type();
+  auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  Value bits = bitsOf(b, loc, block);
+  Value magnitudeBits = arith::AndIOp::create(b, loc, bits, cv(0x7FFFFFFF));
+  // An integer max of sign-cleared encodings orders magnitudes and puts Inf
+  // and NaN above every finite value.
+  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
+                                           magnitudeBits);
+  Value byte = scaleByte(b, loc, amax, rule);
+  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
+  Value inverseScale = fromBits(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, c(254), byte),
+                            c(23)));
+  Value scaled = arith::MulFOp::create(
+      b, loc, block,
+      vector::BroadcastOp::create(b, loc, block.getType(), inverseScale));
+  Value absA = fromBits(
+      b, loc,
+      arith::AndIOp::create(b, loc, bitsOf(b, loc, scaled),
+                            cv(0x7FFFFFFF)));
+  Value magnitude = random ? roundStochastic(b, loc, absA, random)
+                         : roundNearestEven(b, loc, absA);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
+  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
+  Value nanBlock =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
+  code = arith::SelectOp::create(b, loc, nanBlock, cv(0), code);
+  return {code, byte};
+}
+
+
 Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
   Type i32 = withElementType(f32.getType(), b.getI32Type());
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };

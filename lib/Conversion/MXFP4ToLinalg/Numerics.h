@@ -52,6 +52,13 @@ Value roundNearestEven(OpBuilder &b, Location loc, Value absA);
 /// 32-bit random word `random` (i32).
 Value roundStochastic(OpBuilder &b, Location loc, Value absA, Value random);
 
+/// Quantizes one block (vector<32xf32>) as docs/Semantics.md says: the E2M1
+/// codes (vector<32xi32>, sign in bit 3; all 0 in a NaN block) and the scale
+/// byte (i32). `random` (vector<32xi32>) asks for stochastic rounding driven
+/// by those words; null for ties to even.
+std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
+                                      ScaleRule rule, Value random);
+
 /// Rounds f32 to bf16 with ties to even using integer arithmetic (NaNs stay
 /// quiet NaNs with their sign), so no host conversion instruction (which may
 /// flush subnormals) is involved. Scalar or vector.

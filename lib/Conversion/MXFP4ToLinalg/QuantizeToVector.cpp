@@ -43,48 +43,6 @@ struct AbsorbedRotation {
   bool roundToBF16 = false;
 };
 
-/// Quantizes one block held in `block` (vector<32xf32>): returns the codes
-/// (vector<32xi8>) and the scale byte (i8).
-std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
-                                      ScaleRule rule,
-                                      function_ref<Value()> randomWords) {
-  auto vecI32 = VectorType::get({kBlockSize}, b.getI32Type());
-  Type i32 = b.getI32Type();
-  auto cv = [&](int64_t v) { return num::constant(b, loc, vecI32, v); };
-  auto c = [&](int64_t v) { return num::constant(b, loc, i32, v); };
-  Value bits = num::bitsOf(b, loc, block);
-  Value magnitudeBits = arith::AndIOp::create(b, loc, bits, cv(0x7FFFFFFF));
-  // An integer max of sign-cleared encodings orders magnitudes and puts Inf
-  // and NaN above every finite value.
-  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
-                                           magnitudeBits);
-  Value byte = num::scaleByte(b, loc, amax, rule);
-  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
-  Value inverseScale = num::fromBits(
-      b, loc,
-      arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, c(254), byte),
-                            c(23)));
-  Value scaled = arith::MulFOp::create(
-      b, loc, block,
-      vector::BroadcastOp::create(b, loc, block.getType(), inverseScale));
-  Value absA = num::fromBits(
-      b, loc,
-      arith::AndIOp::create(b, loc, num::bitsOf(b, loc, scaled),
-                            cv(0x7FFFFFFF)));
-  Value magnitude = randomWords
-                        ? num::roundStochastic(b, loc, absA, randomWords())
-                        : num::roundNearestEven(b, loc, absA);
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
-  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
-  Value nanBlock =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
-  code = arith::SelectOp::create(b, loc, nanBlock, cv(0), code);
-  Value codes = arith::TruncIOp::create(
-      b, loc, VectorType::get({kBlockSize}, b.getI8Type()), code);
-  return {codes, arith::TruncIOp::create(b, loc, b.getI8Type(), byte)};
-}
-
 struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -207,10 +165,11 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                                                   strides[axis])));
               return num::stochasticRoundingWords(nb, nl, linear, seed, counter);
             };
-            auto [blockCodes, byte] =
-                quantizeBlock(nb, nl, block, rule,
-                              stochastic ? function_ref<Value()>(randomWords)
-                                         : function_ref<Value()>());
+            auto [code, byte32] = num::quantizeBlock(
+                nb, nl, block, rule, stochastic ? randomWords() : Value());
+            Value blockCodes = arith::TruncIOp::create(
+                nb, nl, VectorType::get({kBlockSize}, i8), code);
+            Value byte = arith::TruncIOp::create(nb, nl, i8, byte32);
             codes = vector::TransferWriteOp::create(nb, nl, blockCodes, codes,
                                                     index, alongAxis, inBounds)
                         .getResult();

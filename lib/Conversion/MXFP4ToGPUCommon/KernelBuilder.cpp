@@ -1,4 +1,4 @@
-//===- KernelBuilder.cpp - index math for gfx950 kernels ------------------===//
+//===- KernelBuilder.cpp - index math and memory access in kernels ------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -6,15 +6,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
-#include "Kernels.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
-using namespace mlir::mxfp4::gfx950;
+using namespace mlir::mxfp4::kernels;
 
 Value KernelBuilder::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -62,6 +63,8 @@ Value KernelBuilder::blockId() {
 }
 
 Value KernelBuilder::buffer(Value memref) {
+  if (bounds == BoundsMode::guarded)
+    return memref;
   auto type = cast<MemRefType>(memref.getType());
   auto fatType = MemRefType::get(
       type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
@@ -77,17 +80,54 @@ Value KernelBuilder::maskedOffset(Value valid, Value offset, int64_t size) {
   return select(valid, offset, idx(size));
 }
 
-MemRefType gfx950::globalBuffer(MLIRContext *context, int64_t size,
+Value KernelBuilder::load(Type type, Value buffer, Value valid, Value offset,
+                          int64_t size, unsigned alignment) {
+  // Guarded: read element 0 instead (always in range), then zero it.
+  Value at = bounds == BoundsMode::hardware ? maskedOffset(valid, offset, size)
+                                            : select(valid, offset, idx(0));
+  Value v;
+  if (auto vec = dyn_cast<VectorType>(type))
+    v = vector::LoadOp::create(b, loc, vec, buffer, ValueRange{at},
+                               /*nontemporal=*/false,
+                               llvm::MaybeAlign(alignment));
+  else
+    v = memref::LoadOp::create(b, loc, buffer, ValueRange{at});
+  if (bounds == BoundsMode::hardware)
+    return v;
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  return select(valid, v, zero);
+}
+
+void KernelBuilder::store(Value value, Value buffer, Value valid, Value offset,
+                          int64_t size, unsigned alignment) {
+  auto emit = [&](OpBuilder &sb, Value at) {
+    if (isa<VectorType>(value.getType()))
+      vector::StoreOp::create(sb, loc, value, buffer, ValueRange{at},
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(alignment));
+    else
+      memref::StoreOp::create(sb, loc, value, buffer, ValueRange{at});
+  };
+  if (bounds == BoundsMode::hardware)
+    return emit(b, maskedOffset(valid, offset, size));
+  auto guard = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(guard.thenBlock());
+  emit(b, offset);
+}
+
+MemRefType kernels::globalBuffer(MLIRContext *context, int64_t size,
                                 Type type) {
   return MemRefType::get(
       {size}, type, MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Global));
 }
 
-gpu::GPUFuncOp gfx950::createKernel(OpBuilder &b, Location loc,
-                                    gpu::GPUModuleOp module, StringRef name,
-                                    TypeRange argTypes,
-                                    TypeRange workgroupBuffers) {
+gpu::GPUFuncOp kernels::createKernel(OpBuilder &b, Location loc,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     TypeRange argTypes,
+                                     TypeRange workgroupBuffers,
+                                     int64_t threads) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   auto func = gpu::GPUFuncOp::create(
@@ -95,18 +135,13 @@ gpu::GPUFuncOp gfx950::createKernel(OpBuilder &b, Location loc,
       TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kWorkgroupSize), 1, 1}));
+      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   return func;
 }
 
-Value gfx950::emitShuffledScaleOffset(KernelBuilder &kb, Value row,
-                                      Value kBlock, int64_t kBlocks) {
-  int64_t groups = (kBlocks + 7) / 8;
-  Value g = kb.div(row, 32), mm = kb.div(kb.rem(row, 32), 16),
-        r = kb.rem(row, 16);
-  Value q = kb.div(kBlock, 8), s = kb.div(kb.rem(kBlock, 8), 4),
-        kg = kb.rem(kBlock, 4);
-  Value lane = kb.add(kb.mul(kg, 16), r);
-  Value dword = kb.add(kb.mul(kb.add(kb.mul(g, groups), q), 64), lane);
-  return kb.add(kb.add(kb.mul(dword, 4), kb.mul(s, 2)), mm);
+MemRefType kernels::workgroupBuffer(MLIRContext *context, int64_t size,
+                                    Type type) {
+  return MemRefType::get(
+      {size}, type, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
 }

@@ -1,21 +1,21 @@
-//===- MXFP4ToAMDGPU.h - mxfp4 to gfx950 kernels ----------------*- C++ -*-===//
+//===- DeviceABI.h - how mxfp4 GPU programs hold tensors ---------*- C++ -*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// Names shared by convert-mxfp4-to-amdgpu and the runtimes that launch its
-// output (the pass itself is declared in Passes.td).
+// Names shared by the mxfp4-to-GPU conversions (convert-mxfp4-to-amdgpu,
+// convert-mxfp4-to-nvgpu) and the runtimes that launch their output.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_CONVERSION_MXFP4TOAMDGPU_MXFP4TOAMDGPU_H
-#define MXFP4_CONVERSION_MXFP4TOAMDGPU_MXFP4TOAMDGPU_H
+#ifndef MXFP4_CONVERSION_MXFP4TOGPUCOMMON_DEVICEABI_H
+#define MXFP4_CONVERSION_MXFP4TOGPUCOMMON_DEVICEABI_H
 
 #include "llvm/ADT/StringRef.h"
 
-namespace mlir::mxfp4::gfx950 {
+namespace mlir::mxfp4 {
 
 /// The gpu.module that holds every generated kernel.
 constexpr llvm::StringLiteral kKernelModuleName = "mxfp4_kernels";
@@ -24,6 +24,6 @@ constexpr llvm::StringLiteral kKernelModuleName = "mxfp4_kernels";
 /// flat device buffer holds (FP4 packed two to a byte, low nibble first).
 constexpr llvm::StringLiteral kTensorAttrName = "mxfp4.tensor";
 
-} // namespace mlir::mxfp4::gfx950
+} // namespace mlir::mxfp4
 
-#endif // MXFP4_CONVERSION_MXFP4TOAMDGPU_MXFP4TOAMDGPU_H
+#endif // MXFP4_CONVERSION_MXFP4TOGPUCOMMON_DEVICEABI_H

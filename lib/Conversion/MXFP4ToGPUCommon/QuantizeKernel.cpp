@@ -1,4 +1,4 @@
-//===- QuantizeKernel.cpp - fused Hadamard + quantize on gfx950 -----------===//
+//===- QuantizeKernel.cpp - fused Hadamard + quantize ----------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -10,40 +10,45 @@
 // transpose (blocks along rows; the Dgrad and Wgrad operands), each with its
 // own rotation, scale rule and outputs.
 //
-// Each wave owns a 32 x 64 region. Row phase: lane l loads the 32 values of
-// row l % 32, column block l / 32 (one 128-byte read per lane for f32),
-// rotates and quantizes them in registers, and parks the raw values in LDS.
-// Column phase: lane l reads column l of the region back from LDS (64
-// consecutive words per row: conflict-free), rotates and quantizes it. The
+// Each group of 64 threads (a gfx950 wave, two NVIDIA warps) owns a 32 x 64
+// region. Row phase: lane l loads the 32 values of row l % 32, column block
+// l / 32 (one 128-byte read per lane for f32), rotates and quantizes them in
+// registers, and parks the raw values in workgroup memory. Column phase: lane
+// l reads column l of the region back (64 consecutive words per row:
+// conflict-free), rotates and quantizes it. The
 // source is read from global memory once; every output is written once: 16
 // bytes of FP4 a block, one canonical scale byte, and one byte of the
-// GEMM's pre-shuffled scale layout. Regions cover the shuffled layout's
-// padding too, where lanes write the neutral scale 2^0.
+// gfx950 GEMM's pre-shuffled scale layout. Regions cover the shuffled
+// layout's padding too, where lanes write the neutral scale 2^0.
 //
-// A block is converted by `v_cvt_scalef32_pk_fp4_f32` (two values a
-// conversion, round to nearest even, saturating) with the block's scale
-// given as an f32 power of two; the scale byte follows docs/Semantics.md
-// (integer arithmetic on the amax encoding, as on the CPU).
+// The scale byte follows docs/Semantics.md (integer arithmetic on the amax
+// encoding, as on the CPU). Values are converted by the target's instruction
+// where it has one (gfx950: `v_cvt_scalef32_pk_fp4_f32`), else, and for
+// stochastic rounding everywhere, by the CPU path's integer formulation.
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
 #include "Kernels.h"
 
 #include "../MXFP4ToLinalg/Numerics.h"
 #include "../MXFP4ToLinalg/Rotation.h"
 
-#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mxfp4/Target/GFX950/LaneLayout.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
-using namespace mlir::mxfp4::gfx950;
+using namespace mlir::mxfp4::kernels;
+using mlir::mxfp4::gfx950::getShuffledScaleBytes;
 namespace num = mlir::mxfp4::numerics;
 
 static int64_t roundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+/// Threads that share one 32 x 64 region of the source.
+constexpr int64_t kGroup = 64;
 
 namespace {
 /// The rows and columns the kernel's regions cover (the source plus the
@@ -60,7 +65,7 @@ static Cover getCover(const QuantizeConfig &c) {
           roundUp(c.cols, shuffled ? 256 : 64)};
 }
 
-int64_t gfx950::quantizeWorkgroups(const QuantizeConfig &c) {
+int64_t kernels::quantizeWorkgroups(const QuantizeConfig &c) {
   Cover cover = getCover(c);
   int64_t regions = cover.rows / 32 * (cover.cols / 64);
   return (regions + 3) / 4;
@@ -84,100 +89,10 @@ static Value packCodes(OpBuilder &b, Location loc, Value codes) {
                                  bytes);
 }
 
-/// Stochastic rounding of one block, as the CPU lowering computes it (the
-/// conversion instruction's own stochastic mode draws its bits differently).
-static Value roundBlockStochastic(OpBuilder &b, Location loc, Value v,
-                                  Value byte, Value isNaN, Value words) {
-  Type i32 = b.getI32Type();
-  auto vecI32 = VectorType::get({32}, i32);
-  auto cv = [&](int64_t x) { return num::constant(b, loc, vecI32, x); };
-  Value bits = num::bitsOf(b, loc, v);
-  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
-  Value inverseScale = num::fromBits(
-      b, loc,
-      arith::ShLIOp::create(
-          b, loc,
-          arith::SubIOp::create(b, loc, num::constant(b, loc, i32, 254), byte),
-          num::constant(b, loc, i32, 23)));
-  Value scaled = arith::MulFOp::create(
-      b, loc, v, vector::BroadcastOp::create(b, loc, v.getType(), inverseScale));
-  Value absA = num::fromBits(
-      b, loc,
-      arith::AndIOp::create(b, loc, num::bitsOf(b, loc, scaled),
-                            cv(0x7FFFFFFF)));
-  Value magnitude = num::roundStochastic(b, loc, absA, words);
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
-  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
-  code = arith::SelectOp::create(b, loc, isNaN, cv(0), code);
-  return packCodes(b, loc, code);
-}
-
-/// Quantizes one block `v` (vector<32xf32>): the packed codes
-/// (vector<16xi8>) and the scale byte (i32). `words` (vector<32xi32>) asks
-/// for stochastic rounding with those random words.
-static std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc,
-                                             Value v, ScaleRule rule,
-                                             Value words) {
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto vecI32 = VectorType::get({32}, i32);
-  auto c = [&](int64_t x) { return num::constant(b, loc, i32, x); };
-  Value magnitude = arith::AndIOp::create(b, loc, num::bitsOf(b, loc, v),
-                                          num::constant(b, loc, vecI32,
-                                                        0x7FFFFFFF));
-  // An integer max of sign-cleared encodings orders magnitudes and puts Inf
-  // and NaN above every finite value.
-  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
-                                           magnitude);
-  Value byte = num::scaleByte(b, loc, amax, rule);
-  // The conversion takes the scale as an f32 power of two. Byte 0 (2^-127)
-  // is not a normal f32: convert 2x with 2^-126 instead (exact). A NaN
-  // block's codes are zeroed below.
-  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
-                                       c(0));
-  Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte,
-                                      c(255));
-  if (words)
-    return {roundBlockStochastic(b, loc, v, byte, isNaN, words), byte};
-  Value convByte = arith::SelectOp::create(
-      b, loc, isZero, c(1), arith::SelectOp::create(b, loc, isNaN, c(127), byte));
-  Value scale = num::fromBits(
-      b, loc, arith::ShLIOp::create(b, loc, convByte, c(23)));
-  Value pre = arith::SelectOp::create(b, loc, isZero,
-                                      num::constantF32(b, loc, f32, 2.0f),
-                                      num::constantF32(b, loc, f32, 1.0f));
-  Value x = arith::MulFOp::create(
-      b, loc, v, vector::BroadcastOp::create(b, loc, v.getType(), pre));
-
-  auto wordType = VectorType::get({8}, b.getType<Float4E2M1FNType>());
-  auto bytesType = VectorType::get({4}, b.getI8Type());
-  Value packed = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(VectorType::get({16}, b.getI8Type()),
-                                     b.getI8IntegerAttr(0)));
-  Value zeroWord = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0)));
-  for (int64_t w = 0; w < 4; ++w) {
-    Value word = vector::BitCastOp::create(b, loc, wordType, zeroWord);
-    for (int64_t p = 0; p < 4; ++p) {
-      Value pair = vector::ExtractStridedSliceOp::create(
-          b, loc, x, ArrayRef<int64_t>{8 * w + 2 * p}, ArrayRef<int64_t>{2},
-          ArrayRef<int64_t>{1});
-      word = amdgpu::PackedScaledTruncOp::create(b, loc, wordType, pair, scale,
-                                                 p, word);
-    }
-    Value bytes = vector::BitCastOp::create(b, loc, bytesType, word);
-    bytes = arith::SelectOp::create(b, loc, isNaN, zeroWord, bytes);
-    packed = vector::InsertStridedSliceOp::create(b, loc, bytes, packed,
-                                                  ArrayRef<int64_t>{4 * w},
-                                                  ArrayRef<int64_t>{1});
-  }
-  return {packed, byte};
-}
-
-gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
-                                           gpu::GPUModuleOp module,
-                                           StringRef name,
-                                           const QuantizeConfig &c) {
+gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
+                                            gpu::GPUModuleOp module,
+                                            StringRef name,
+                                            const QuantizeConfig &c) {
   MLIRContext *ctx = b.getContext();
   Type i8 = b.getI8Type(), f32 = b.getF32Type(), i64 = b.getI64Type();
   Cover cover = getCover(c);
@@ -208,13 +123,11 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
       args.append({i64, i64});
   SmallVector<Type> workgroup;
   if (hasColumnJob)
-    workgroup.push_back(MemRefType::get(
-        {4 * 32 * 64}, f32, MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    workgroup.push_back(workgroupBuffer(ctx, 4 * 32 * 64, f32));
   gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, workgroup);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(b, loc);
+  KernelBuilder kb(b, loc, c.bounds);
 
   unsigned nextArg = 1;
   struct Outputs {
@@ -243,7 +156,7 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
   Value source = kb.buffer(func.getArgument(0));
 
   Value tid = kb.threadId();
-  Value wave = kb.div(tid, kWaveSize), lane = kb.rem(tid, kWaveSize);
+  Value wave = kb.div(tid, kGroup), lane = kb.rem(tid, kGroup);
   Value region = kb.add(kb.mul(kb.blockId(), 4), wave);
   Value regionRow = kb.div(region, regionCols);
   Value regionCol = kb.rem(region, regionCols);
@@ -286,30 +199,32 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
       words = num::stochasticRoundingWords(b, loc, linear, out.roundingSeed,
                                            out.counter);
     }
-    auto [packed, byte] =
-        quantizeBlock(b, loc, prepare(v, job, out), job.rule, words);
+    Value block = prepare(v, job, out);
+    Value packed, byte;
+    if (c.convert && !words) {
+      std::tie(packed, byte) = c.convert(b, loc, block, job.rule);
+    } else {
+      Value codes;
+      std::tie(codes, byte) = num::quantizeBlock(b, loc, block, job.rule, words);
+      packed = packCodes(b, loc, codes);
+    }
     Value byte8 = arith::TruncIOp::create(b, loc, i8, byte);
     if (out.values) {
       Value offset = kb.add(kb.mul(row, outCols / 2), kb.mul(kBlock, 16));
-      vector::StoreOp::create(
-          b, loc, packed, out.values,
-          ValueRange{kb.maskedOffset(valid, offset, outRows * outCols / 2)});
+      kb.store(packed, out.values, valid, offset, outRows * outCols / 2,
+               /*alignment=*/16);
     }
     if (out.scales) {
       Value offset = kb.add(kb.mul(row, kBlocks), kBlock);
-      memref::StoreOp::create(
-          b, loc, byte8, out.scales,
-          ValueRange{kb.maskedOffset(valid, offset, outRows * kBlocks)});
+      kb.store(byte8, out.scales, valid, offset, outRows * kBlocks);
     }
     if (out.shuffled) {
       int64_t size = getShuffledScaleBytes(outRows, kBlocks);
       Value inLayout = kb.andI(kb.lt(row, roundUp(outRows, 32)),
                                kb.lt(kBlock, roundUp(kBlocks, 8)));
       Value neutral = arith::ConstantIntOp::create(b, loc, 127, 8);
-      memref::StoreOp::create(
-          b, loc, kb.select(valid, byte8, neutral), out.shuffled,
-          ValueRange{kb.maskedOffset(
-              inLayout, emitShuffledScaleOffset(kb, row, kBlock, kBlocks), size)});
+      kb.store(kb.select(valid, byte8, neutral), out.shuffled, inLayout,
+               emitShuffledScaleOffset(kb, row, kBlock, kBlocks), size);
     }
   };
 
@@ -318,9 +233,8 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   Value rowValid = kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32));
   Value offset = kb.add(kb.mul(row, c.cols), kb.mul(colBlock, 32));
-  Value v = vector::LoadOp::create(
-      b, loc, vecType(c.sourceType), source,
-      ValueRange{kb.maskedOffset(rowValid, offset, c.rows * c.cols)});
+  Value v = kb.load(vecType(c.sourceType), source, rowValid, offset,
+                    c.rows * c.cols, /*alignment=*/16);
   if (!c.sourceType.isF32())
     v = arith::ExtFOp::create(b, loc, vecType(f32), v);
   for (auto [job, out] : llvm::zip(c.jobs, outputs))
@@ -331,7 +245,7 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
     return func;
   }
 
-  // Park the raw row in this wave's 32 x 64 LDS tile, then read columns.
+  // Park the raw row in this group's 32 x 64 tile, then read columns.
   Value lds = func.getWorkgroupAttributions()[0];
   Value waveBase = kb.mul(wave, 32 * 64);
   Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), 64),
@@ -351,4 +265,16 @@ gpu::GPUFuncOp gfx950::buildQuantizeKernel(OpBuilder &b, Location loc,
       emitJob(colVector, job, out, tRow, regionRow, tValid);
   gpu::ReturnOp::create(b, loc);
   return func;
+}
+
+Value kernels::emitShuffledScaleOffset(KernelBuilder &kb, Value row,
+                                       Value kBlock, int64_t kBlocks) {
+  int64_t groups = (kBlocks + 7) / 8;
+  Value g = kb.div(row, 32), mm = kb.div(kb.rem(row, 32), 16),
+        r = kb.rem(row, 16);
+  Value q = kb.div(kBlock, 8), s = kb.div(kb.rem(kBlock, 8), 4),
+        kg = kb.rem(kBlock, 4);
+  Value lane = kb.add(kb.mul(kg, 16), r);
+  Value dword = kb.add(kb.mul(kb.add(kb.mul(g, groups), q), 64), lane);
+  return kb.add(kb.add(kb.mul(dword, 4), kb.mul(s, 2)), mm);
 }

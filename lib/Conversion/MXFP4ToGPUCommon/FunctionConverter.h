@@ -1,0 +1,70 @@
+//===- FunctionConverter.h - mxfp4 functions to kernel launches -*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The host side that convert-mxfp4-to-amdgpu and convert-mxfp4-to-nvgpu
+// share: which ops a function may hold, how quantizations of one source are
+// grouped into one kernel, device buffers and launches. A target supplies
+// its GEMM and its conversion instructions through `KernelTarget`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
+#define MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
+
+#include "Kernels.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::mxfp4::kernels {
+
+/// A kernel and how to launch it (1-D grid and block).
+struct KernelLaunch {
+  gpu::GPUFuncOp kernel;
+  int64_t blocks;
+  int64_t threads = kWorkgroupSize;
+};
+
+/// C[m, n] (+)= A[m, k] * B[n, k]^T on FP4 operands with E8M0 scales.
+struct GemmShape {
+  int64_t m, n, k;
+  Type resultType; // f32 or bf16
+  Type accType;    // null, f32 or bf16
+};
+
+/// What the shared host-side conversion needs from a target.
+struct KernelTarget {
+  /// The prefix of diagnostics ("gfx950", "sm_90a").
+  std::string name;
+  BoundsMode bounds = BoundsMode::guarded;
+  BlockConverter convertBlock;
+  BlockExpander expandBlock;
+  /// Whether the GEMM reads gfx950's pre-shuffled scales instead of
+  /// canonical ones.
+  bool shuffledScales = false;
+  /// Finds or builds the GEMM kernel for `shape` in `module`. Arguments:
+  /// (a, aScales, b, bScales, [acc], c).
+  std::function<KernelLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
+                             const GemmShape &)>
+      gemm;
+  /// With `shuffledScales`: finds or builds the kernel that rewrites
+  /// canonical scales [rows, kBlocks] into the shuffled layout.
+  std::function<KernelLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
+                             int64_t rows, int64_t kBlocks)>
+      shuffleScales;
+};
+
+/// Converts every function of `module` that holds mxfp4 ops, putting the
+/// kernels in a new `gpu.module` with `targetAttr`. Strict mode: functions
+/// made only of mxfp4 ops (and the transposes and rotations feeding them)
+/// become flat host functions of device buffers. Mixed mode: mxfp4 ops
+/// become launches on buffers bridged from the surrounding tensor code.
+LogicalResult convertMXFP4Functions(ModuleOp module, const KernelTarget &target,
+                                    Attribute targetAttr, bool mixed);
+
+} // namespace mlir::mxfp4::kernels
+
+#endif // MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H

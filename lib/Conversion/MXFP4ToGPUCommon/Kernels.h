@@ -1,0 +1,108 @@
+//===- Kernels.h - target-independent mxfp4 kernel generators ---*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernels every GPU target shares: fused Hadamard + quantize and
+// dequantize. Each builds one `gpu.func` for fully static shapes; a target
+// supplies its memory-access mode and, where it has them, its conversion
+// instructions. Kernel arguments are 1-D memrefs in the global address space
+// (one pointer each with the bare-pointer calling convention); the data ABI
+// is in docs/gfx950.md:
+//
+//   FP4 values   [rows][cols / 2] bytes, element 2j in the low nibble
+//   E8M0 scales  [rows][cols / 32] bytes (canonical), and on gfx950 the
+//                pre-shuffled copy its GEMM reads (LaneLayout.h)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
+#define MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
+
+#include "KernelBuilder.h"
+
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace mlir::mxfp4::kernels {
+
+/// Threads per block of the shared kernels.
+constexpr int64_t kWorkgroupSize = 256;
+
+/// Converts one block (vector<32xf32>) with round-to-nearest-even into its
+/// packed codes (vector<16xi8>) and scale byte (i32). A null converter means
+/// the integer formulation of the CPU path (bit-exact on every target).
+using BlockConverter = std::function<std::pair<Value, Value>(
+    OpBuilder &, Location, Value block, ScaleRule rule)>;
+
+/// Expands one block's packed codes (vector<16xi8>) under its scale byte
+/// (i32, not 0 or 255: the caller handles those) into vector<32xf32>. Null
+/// means the integer formulation of the CPU path.
+using BlockExpander =
+    std::function<Value(OpBuilder &, Location, Value codes, Value byte)>;
+
+/// The rotation a quantize kernel applies before quantizing.
+struct RotationConfig {
+  int64_t size = 0; // 0: none
+  HadamardKind kind = HadamardKind::deterministic;
+  bool inverse = false;
+  bool roundToBF16 = false; // the hadamard's result type is bf16
+};
+
+/// One quantization of the source: along rows (each row's columns blocked
+/// by 32) or of its transpose (each column's rows blocked).
+struct QuantizeJob {
+  bool transposed = false;
+  RotationConfig rotation;
+  ScaleRule rule = ScaleRule::even;
+  /// Stochastic rounding with the CPU's Philox words (seed and counter are
+  /// kernel arguments).
+  bool stochastic = false;
+  bool values = true, scales = true, shuffledScales = false;
+};
+
+/// Quantizes a [rows, cols] source (f32 or bf16) with one or two jobs (at
+/// most one per orientation) in one read of the source. Arguments: source,
+/// then per job its outputs in order values, scales, shuffledScales (those
+/// enabled), then for each job with a random rotation its seed and, for
+/// `random_per_step`, its step (i64): the signs are drawn in the kernel;
+/// then for each stochastic job its seed and counter (i64).
+struct QuantizeConfig {
+  int64_t rows, cols;
+  Type sourceType;
+  SmallVector<QuantizeJob, 2> jobs;
+  BoundsMode bounds = BoundsMode::hardware;
+  BlockConverter convert;
+};
+gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &b, Location loc,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   const QuantizeConfig &config);
+int64_t quantizeWorkgroups(const QuantizeConfig &config);
+
+/// Expands [rows, cols] FP4 values with canonical scales to f32 or bf16.
+struct DequantizeConfig {
+  int64_t rows, cols;
+  Type resultType;
+  BoundsMode bounds = BoundsMode::hardware;
+  BlockExpander expand;
+};
+gpu::GPUFuncOp buildDequantizeKernel(OpBuilder &b, Location loc,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     const DequantizeConfig &config);
+int64_t dequantizeWorkgroups(const DequantizeConfig &config);
+
+/// The offset of scale (row, kBlock) in gfx950's pre-shuffled layout of a
+/// scale matrix with `kBlocks` K blocks, as IR: LaneLayout's
+/// getShuffledScaleOffset(m16n16k128, ...).
+Value emitShuffledScaleOffset(KernelBuilder &kb, Value row, Value kBlock,
+                              int64_t kBlocks);
+
+} // namespace mlir::mxfp4::kernels
+
+#endif // MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
