@@ -86,22 +86,6 @@ private:
 
 } // namespace
 
-/// True if some function has ops besides the ones the mxfp4 kernels take:
-/// then the program is bufferized and gets generic kernels too.
-static bool needsGenericKernels(ModuleOp module) {
-  for (auto function : module.getOps<func::FuncOp>())
-    for (Operation &op : function.getBody().getOps()) {
-      if (isa<QuantizeOp, DequantizeOp, ScaledMatmulOp, HadamardOp,
-              tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
-        continue;
-      auto transpose = dyn_cast<linalg::TransposeOp>(op);
-      if (transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
-        continue;
-      return true;
-    }
-  return false;
-}
-
 /// Parses `source`, applies the recipe and lowers to kernels; returns the
 /// module and the public functions' signatures as written.
 static llvm::Expected<OwningOpRef<ModuleOp>>

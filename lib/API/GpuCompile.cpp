@@ -7,11 +7,15 @@
 
 #include "GpuCompile.h"
 
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/InitAll.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -71,4 +75,18 @@ double mxfp4::secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
       .count();
+}
+
+bool mxfp4::needsGenericKernels(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>())
+    for (Operation &op : function.getBody().getOps()) {
+      if (isa<QuantizeOp, DequantizeOp, ScaledMatmulOp, HadamardOp,
+              tensor::EmptyOp, arith::ConstantOp, func::ReturnOp>(op))
+        continue;
+      auto transpose = dyn_cast<linalg::TransposeOp>(op);
+      if (transpose && transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+        continue;
+      return true;
+    }
+  return false;
 }

@@ -34,6 +34,11 @@ struct CompileSession {
   SourceMgrDiagnosticHandler handler{sourceMgr, &context, stream};
 };
 
+/// True if some function has ops besides the ones the mxfp4 kernels take:
+/// then the program is bufferized and gets generic kernels too (the mxfp4
+/// conversions' mixed mode); else its functions become flat host functions.
+bool needsGenericKernels(ModuleOp module);
+
 /// `headline`, then the collected diagnostics.
 llvm::Error diagnosticsError(const llvm::Twine &headline,
                              llvm::StringRef diagnostics);

@@ -11,7 +11,6 @@
 
 #include "mxfp4/API/HostPlan.h"
 
-#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,24 +55,12 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
       parseWithRecipe(session, source, name, recipe);
   if (!module)
     return module.takeError();
-  WalkResult found = (*module)->walk([&](Operation *op) {
-    if (isa<MXFP4Dialect>(op->getDialect())) {
-      op->emitError("sm_90a: the MXFP4 kernels for NVIDIA are not written "
-                    "yet; compile programs without mxfp4 ops (the bf16 "
-                    "recipe) or use --target=gfx950");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (found.wasInterrupted())
-    return diagnosticsError("cannot compile '" + name + "' for sm_90a",
-                            session.diagnostics);
-
   Sm90aArtifact artifact;
   PassManager kernels(&session.context);
   Sm90aPipelineOptions options;
   options.toolkit = *toolkit;
   options.format = "mlir";
+  options.mixed = needsGenericKernels(**module);
   buildSm90aPipeline(kernels, options);
   if (failed(kernels.run(**module)))
     return diagnosticsError("cannot lower '" + name + "' for sm_90a",

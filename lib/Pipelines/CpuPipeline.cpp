@@ -120,7 +120,8 @@ void mlir::mxfp4::registerPipelines() {
       buildGfx950Pipeline);
   PassPipelineRegistration<Sm90aPipelineOptions>(
       "mxfp4-to-sm90a",
-      "Lower a tensor program without mxfp4 ops to generic GPU kernels for "
-      "NVIDIA Hopper (sm_90a): NVVM, PTX and cubins (CUDA toolkit)",
+      "Lower a tensor program to NVIDIA Hopper (sm_90a) kernels: mxfp4 "
+      "kernels, generic kernels for the other ops, NVVM, PTX and cubins "
+      "(CUDA toolkit)",
       buildSm90aPipeline);
 }

@@ -5,14 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// NVIDIA Hopper: the generic kernels of a program (the same ones gfx950
-// gets for its non-mxfp4 ops) through NVVM to PTX and cubins. Math functions
-// link the CUDA toolkit's libdevice. The MXFP4 kernels for NVIDIA (FP4 in
-// memory, bf16 tensor-core GEMM) are not written yet.
+// NVIDIA Hopper: mxfp4 ops to their kernels (convert-mxfp4-to-nvgpu, which
+// shares the quantize kernel with gfx950), the rest of the program to the
+// generic kernels gfx950 also gets, then NVVM, PTX and cubins. Math
+// functions link the CUDA toolkit's libdevice.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp4/Pipelines/Pipelines.h"
+
+#include "mxfp4/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,14 +26,18 @@ using namespace mlir;
 
 void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
                                      const Sm90aPipelineOptions &o) {
-  buildGenericGpuKernelPipeline(pm);
-  GpuNVVMAttachTargetOptions target;
-  target.triple = "nvptx64-nvidia-cuda";
-  target.chip = "sm_90a";
-  target.features = "+ptx80";
-  target.optLevel = 3;
-  target.moduleMatcher = "mxfp4_kernels";
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  // Layers that read one activation get identical quantizations of it from
+  // the recipe: launch each once.
+  pm.addPass(createCSEPass());
+  // Mixed mode makes the kernel module (with its NVVM target) even for a
+  // program without mxfp4 ops; the generic kernels are merged into it.
+  ConvertMXFP4ToNVGPUPassOptions conversion;
+  conversion.mixed = o.mixed;
+  pm.addPass(createConvertMXFP4ToNVGPUPass(conversion));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (o.mixed)
+    buildGenericGpuKernelPipeline(pm);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;

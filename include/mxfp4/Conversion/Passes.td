@@ -168,6 +168,83 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// MXFP4ToNVGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
+  let summary = "Lower functions of mxfp4 ops to NVIDIA Hopper kernels and "
+                "launches";
+  let description = [{
+    The NVIDIA sibling of `convert-mxfp4-to-amdgpu`, sharing its host side
+    and its fused quantize kernel: functions of mxfp4 ops become host
+    functions of flat device buffers and `gpu.launch_func`s into one
+    `gpu.module @mxfp4_kernels` targeting
+    `#nvvm.target<chip = "sm_90a", features = "+ptx80">` (H100/H200).
+
+    - `quantize`, with the `hadamard` (16 or 32) and 2-D `linalg.transpose`
+      feeding it, becomes a job of the fused Hadamard + quantize kernel
+      (both orientations in one read). Hopper has no FP4 conversion
+      instructions: blocks are converted with the CPU path's integer
+      formulation (docs/Semantics.md), so results are the CPU's bits, for
+      every rotation, scale rule and rounding mode;
+    - `scaled_matmul` becomes a GEMM on bf16 tensor cores
+      (`mma.sync.m16n8k16`, f32 accumulators): per K step of 64 each
+      thread expands one 32-element block of each operand to bf16 in shared
+      memory (exact: FP4 times a power of two), 128 x 128 block tiles, 8
+      warps, `ldmatrix` fragments, the next step's loads in flight during
+      the MMAs;
+    - `dequantize` becomes a kernel with the CPU path's integer expansion.
+
+    Scales stay canonical ([rows][K / 32] bytes). Other chips, other ops and
+    dynamic shapes get located errors.
+
+    Example:
+
+    ```mlir
+    // Before
+    func.func @mm(%a: tensor<256x128xf32>, %b: tensor<64x128xf32>) -> tensor<256x64xf32> {
+      %av, %as = mxfp4.quantize %a axis = 1
+          : tensor<256x128xf32> -> tensor<256x128xf4E2M1FN>, tensor<256x4xf8E8M0FNU>
+      %bv, %bs = mxfp4.quantize %b axis = 1
+          : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>
+      %c = mxfp4.scaled_matmul %av scale %as, %bv scale %bs : ... -> tensor<256x64xf32>
+      return %c : tensor<256x64xf32>
+    }
+    // After (abridged)
+    func.func @mm(%a: memref<32768xf32> {mxfp4.tensor = tensor<256x128xf32>}, ...) -> ... {
+      gpu.launch_func @mxfp4_kernels::@quantize_256x128_f32_r_evenvs ...
+      gpu.launch_func @mxfp4_kernels::@quantize_64x128_f32_r_evenvs ...
+      gpu.launch_func @mxfp4_kernels::@gemm_256x64x128_f32
+          blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(...)
+      ...
+    }
+    gpu.module @mxfp4_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+      gpu.func @gemm_256x64x128_f32(...) workgroup(...) kernel {
+        ... nvvm.ldmatrix ... nvvm.mma.sync ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip (sm_90a or sm_90)">,
+    Option<"mixed", "mixed", "bool", /*default=*/"false",
+           "Keep the other ops of the function, as convert-mxfp4-to-amdgpu's "
+           "option of the same name does">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // LinalgToGPU
 //===----------------------------------------------------------------------===//
 

@@ -93,10 +93,17 @@ struct Sm90aPipelineOptions
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit directory (ptxas, libdevice)"),
       llvm::cl::init("/usr/local/cuda")};
+  Option<bool> mixed{
+      *this, "mixed",
+      llvm::cl::desc("The program has ops besides mxfp4 ones: bufferize it "
+                     "and give those generic kernels (else functions of "
+                     "mxfp4 ops become flat host functions)"),
+      llvm::cl::init(true)};
 };
 
-/// A tensor program without mxfp4 ops to generic kernels for NVIDIA Hopper
-/// (sm_90a): NVVM, PTX, and cubins with the CUDA toolkit's ptxas.
+/// A tensor program to kernels for NVIDIA Hopper (sm_90a): mxfp4 kernels
+/// (convert-mxfp4-to-nvgpu) and generic ones, NVVM, PTX, and cubins with the
+/// CUDA toolkit's ptxas.
 void buildSm90aPipeline(OpPassManager &pm,
                         const Sm90aPipelineOptions &options = {});
 

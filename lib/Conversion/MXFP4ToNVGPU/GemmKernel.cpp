@@ -1,0 +1,384 @@
+//===- GemmKernel.cpp - MXFP4 GEMM on Hopper tensor cores -----------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// C[M, N] (+)= A[M, K] * B[N, K]^T with FP4 values and canonical E8M0
+// scales in memory. sm_90 has no FP4 tensor cores, so each K step expands
+// the tiles to bf16 in shared memory and multiplies them with
+// `mma.sync.m16n8k16.bf16` into f32 accumulators.
+//
+// The expansion is exact: an FP4 value times its power-of-two scale has at
+// most two significant bits and lies in bf16's range exactly when it lies
+// in f32's (byte 0 gives the bf16 subnormal 2^-127; 6 * 2^127 overflows in
+// both). Each thread expands one 32-element block of A and one of B per K
+// step: a byte of two codes indexes a 256-entry table of bf16 pairs, and one
+// `mul.bf16x2` applies the scale (byte 255 makes the block NaN).
+//
+// Block tile 128 x 128 x 64, 8 warps in a 2 x 4 grid (64 x 32 each: 4 x 4
+// mma tiles), operands through `ldmatrix` from a padded layout (row stride
+// 72 bf16: conflict-free), the next step's global loads issued before this
+// step's MMAs. Ragged M and N are guarded; K is a multiple of 32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "../MXFP4ToLinalg/Numerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::kernels;
+using namespace mlir::mxfp4::sm90;
+namespace num = mlir::mxfp4::numerics;
+
+static constexpr int64_t kTile = 128, kStepK = 64, kStride = kStepK + 8;
+static constexpr int64_t kWarpsM = 2, kWarpsN = 4;
+static constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t sm90::gemmBlocks(const GemmConfig &c) {
+  return ceilDiv(c.m, kTile) * ceilDiv(c.n, kTile);
+}
+
+namespace {
+
+/// Builds the kernel body; one instance per kernel.
+class GemmBuilder {
+public:
+  GemmBuilder(OpBuilder &b, Location loc, const GemmConfig &c)
+      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c) {}
+
+  void build(gpu::GPUFuncOp func);
+
+private:
+  Value i32(int64_t v) { return num::constant(b, loc, b.getI32Type(), v); }
+  /// The bf16 bits of E2M1 code `code` (i32, 0..15).
+  Value codeBits(Value code);
+  void fillTable(Value table, Value tid);
+  /// Loads block `kBlock` of row `row` of an operand with `rows` rows:
+  /// 16 bytes of codes and the scale byte (zeros outside).
+  std::pair<Value, Value> loadBlock(Value values, Value scales, Value row,
+                                    Value kBlock, int64_t rows);
+  /// Expands a block into the shared tile at `offset` (elements).
+  void expandBlock(Value codes, Value scale, Value table, Value tile,
+                   Value offset);
+  /// An `!llvm.ptr<3>` to element `offset` of shared memref `tile`.
+  Value sharedPointer(Value tile, Value offset);
+  SmallVector<Value> ldmatrix(Value tile, Value offset);
+  void epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
+                Value rowBase, Value colBase);
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder kb;
+  const GemmConfig &c;
+};
+
+} // namespace
+
+Value GemmBuilder::codeBits(Value code) {
+  // Magnitude codes 2..7 are 2^(e-1) (1 + m/2) for bits e e m: bf16 bits
+  // (code << 6) + 0x3F00; code 1 is 0.5 and code 0 is 0.
+  Value magnitude = arith::AndIOp::create(b, loc, code, i32(7));
+  Value normal = arith::AddIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, magnitude, i32(6)), i32(0x3F00));
+  Value bits = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude,
+                            i32(2)),
+      arith::MulIOp::create(b, loc, magnitude, i32(0x3F00)), normal);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, code, i32(8)), i32(12));
+  return arith::OrIOp::create(b, loc, bits, sign);
+}
+
+void GemmBuilder::fillTable(Value table, Value tid) {
+  Value byte = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
+  Value lo = codeBits(arith::AndIOp::create(b, loc, byte, i32(15)));
+  Value hi = codeBits(arith::ShRUIOp::create(b, loc, byte, i32(4)));
+  Value pair = arith::OrIOp::create(
+      b, loc, lo, arith::ShLIOp::create(b, loc, hi, i32(16)));
+  memref::StoreOp::create(b, loc, pair, table, ValueRange{tid});
+}
+
+std::pair<Value, Value> GemmBuilder::loadBlock(Value values, Value scales,
+                                               Value row, Value kBlock,
+                                               int64_t rows) {
+  int64_t kBlocks = c.k / 32;
+  Value valid = kb.andI(kb.lt(row, rows), kb.lt(kBlock, kBlocks));
+  Value block = kb.add(kb.mul(row, kBlocks), kBlock);
+  Value codes = kb.load(VectorType::get({4}, b.getI32Type()), values, valid,
+                        kb.mul(block, 4), rows * kBlocks * 4,
+                        /*alignment=*/16);
+  Value scale = kb.load(b.getI8Type(), scales, valid, block, rows * kBlocks);
+  return {codes, scale};
+}
+
+void GemmBuilder::expandBlock(Value codes, Value scale, Value table,
+                              Value tile, Value offset) {
+  Type i32Type = b.getI32Type();
+  auto pairType = VectorType::get({2}, b.getBF16Type());
+  // The scale as bf16: 2^(s-127); byte 0 is the subnormal 2^-127, 255 NaN.
+  Value s = arith::ExtUIOp::create(b, loc, i32Type, scale);
+  Value bits = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
+      i32(0x40),
+      arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(255)),
+          i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
+  Value packedScale = arith::OrIOp::create(
+      b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
+  Value scalePair = vector::BitCastOp::create(
+      b, loc, pairType,
+      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
+                                  packedScale));
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, codes, w);
+    for (int64_t j = 0; j < 4; ++j) {
+      Value byte = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, word, i32(8 * j)), i32(255));
+      Value entry = memref::LoadOp::create(
+          b, loc, table,
+          ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                byte)});
+      Value pair = vector::BitCastOp::create(
+          b, loc, pairType,
+          vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
+                                      entry));
+      pair = arith::MulFOp::create(b, loc, pair, scalePair);
+      words.push_back(vector::ExtractOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type),
+                                    pair),
+          0));
+    }
+  }
+  // 64 bytes into the tile, 16 at a time.
+  for (int64_t q = 0; q < 4; ++q) {
+    Value chunk = vector::FromElementsOp::create(
+        b, loc, VectorType::get({4}, i32Type),
+        ArrayRef<Value>(words).slice(4 * q, 4));
+    Value asBF16 = vector::BitCastOp::create(
+        b, loc, VectorType::get({8}, b.getBF16Type()), chunk);
+    vector::StoreOp::create(b, loc, asBF16, tile,
+                            ValueRange{kb.add(offset, 8 * q)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+Value GemmBuilder::sharedPointer(Value tile, Value offset) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile);
+  Value address = kb.add(base, kb.mul(offset, 2));
+  Value address32 =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address32);
+}
+
+SmallVector<Value> GemmBuilder::ldmatrix(Value tile, Value offset) {
+  Type i32 = b.getI32Type();
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, i32));
+  Value m = NVVM::LdMatrixOp::create(
+      b, loc, structType, sharedPointer(tile, offset), 4,
+      NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < 4; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, m, i));
+  return regs;
+}
+
+void GemmBuilder::epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
+                           Value rowBase, Value colBase) {
+  Type f32 = b.getF32Type();
+  Value lane = kb.rem(kb.threadId(), 32);
+  Value g = kb.div(lane, 4), t = kb.rem(lane, 4);
+  bool pairs = c.n % 2 == 0;
+  for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+    for (int64_t ni = 0; ni < kWarpN / 8; ++ni)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value d = accumulators[mi * (kWarpN / 8) + ni];
+        Value row = kb.add(rowBase, kb.add(g, mi * 16 + half * 8));
+        Value col = kb.add(colBase, kb.add(kb.mul(t, 2), ni * 8));
+        SmallVector<Value> v = {
+            vector::ExtractOp::create(b, loc, d, 2 * half),
+            vector::ExtractOp::create(b, loc, d, 2 * half + 1)};
+        for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
+          Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
+          Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
+          Type type = pairs ? Type(VectorType::get({2}, f32)) : f32;
+          Value value = pairs ? Value(vector::FromElementsOp::create(
+                                    b, loc, VectorType::get({2}, f32), v))
+                              : v[e];
+          if (acc) {
+            Type accType = pairs ? Type(VectorType::get({2}, c.accType))
+                                 : c.accType;
+            Value prior = kb.load(accType, acc, valid, at, c.m * c.n);
+            if (!c.accType.isF32())
+              prior = arith::ExtFOp::create(b, loc, type, prior);
+            value = arith::AddFOp::create(b, loc, prior, value);
+          }
+          if (!c.resultType.isF32())
+            value = arith::TruncFOp::create(
+                b, loc,
+                pairs ? Type(VectorType::get({2}, c.resultType))
+                      : c.resultType,
+                value);
+          kb.store(value, out, valid, at, c.m * c.n);
+        }
+      }
+}
+
+void GemmBuilder::build(gpu::GPUFuncOp func) {
+  Type f32 = b.getF32Type();
+  // The codes are read 16 bytes at a time: view the byte buffers as words.
+  auto words = [&](Value bytes) {
+    int64_t size = cast<MemRefType>(bytes.getType()).getNumElements() / 4;
+    auto type = MemRefType::get(
+        {size}, b.getI32Type(), MemRefLayoutAttrInterface(),
+        cast<MemRefType>(bytes.getType()).getMemorySpace());
+    return memref::ViewOp::create(b, loc, type, bytes, kb.idx(0),
+                                  ValueRange{});
+  };
+  Value aValues = words(func.getArgument(0)), aScales = func.getArgument(1);
+  Value bValues = words(func.getArgument(2)), bScales = func.getArgument(3);
+  Value acc = c.accType ? func.getArgument(4) : Value();
+  Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
+  auto attributions = func.getWorkgroupAttributions();
+  Value table = attributions[0], aTile = attributions[1],
+        bTile = attributions[2];
+
+  Value tid = kb.threadId();
+  fillTable(table, tid);
+
+  int64_t tilesN = ceilDiv(c.n, kTile);
+  Value m0 = kb.mul(kb.div(kb.blockId(), tilesN), kTile);
+  Value n0 = kb.mul(kb.rem(kb.blockId(), tilesN), kTile);
+  // Loading: thread t expands row t / 2, K block t % 2 of the step.
+  Value loadRow = kb.div(tid, 2), loadHalf = kb.rem(tid, 2);
+  Value tileOffset = kb.add(kb.mul(loadRow, kStride), kb.mul(loadHalf, 32));
+  auto load = [&](Value step) {
+    Value kBlock = kb.add(kb.mul(step, 2), loadHalf);
+    auto [ac, as] = loadBlock(aValues, aScales, kb.add(m0, loadRow), kBlock,
+                              c.m);
+    auto [bc, bs] = loadBlock(bValues, bScales, kb.add(n0, loadRow), kBlock,
+                              c.n);
+    return SmallVector<Value>{ac, as, bc, bs};
+  };
+
+  Value warp = kb.div(tid, 32), lane = kb.rem(tid, 32);
+  Value wm = kb.div(warp, kWarpsN), wn = kb.rem(warp, kWarpsN);
+  // ldmatrix rows: A lanes 0-15 rows 0-15 at k 0, lanes 16-31 at k 8; B
+  // lanes take n rows lane % 8 (+ 8 for lanes 16-31), k 8 for lanes 8-15
+  // and 24-31.
+  Value aLane = kb.add(kb.mul(kb.add(kb.mul(wm, kWarpM), kb.rem(lane, 16)),
+                              kStride),
+                       kb.mul(kb.div(lane, 16), 8));
+  Value bLane = kb.add(
+      kb.mul(kb.add(kb.mul(wn, kWarpN),
+                    kb.add(kb.rem(lane, 8), kb.mul(kb.div(lane, 16), 8))),
+             kStride),
+      kb.mul(kb.rem(kb.div(lane, 8), 2), 8));
+
+  auto accType = VectorType::get({4}, f32);
+  int64_t tiles = (kWarpM / 16) * (kWarpN / 8);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
+  SmallVector<Value> inits(tiles, zero);
+  SmallVector<Value> first = load(kb.idx(0));
+  inits.append(first);
+
+  int64_t steps = ceilDiv(c.k, kStepK);
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(steps), kb.idx(1),
+                                 inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    auto carried = loop.getRegionIterArgs();
+    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
+    expandBlock(carried[tiles], carried[tiles + 1], table, aTile, tileOffset);
+    expandBlock(carried[tiles + 2], carried[tiles + 3], table, bTile,
+                tileOffset);
+    gpu::BarrierOp::create(b, loc);
+    // The next step's global loads fly while the tensor cores work.
+    SmallVector<Value> next = load(kb.add(step, 1));
+    SmallVector<Value> accumulators(carried.take_front(tiles));
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    for (int64_t kk = 0; kk < kStepK / 16; ++kk) {
+      SmallVector<SmallVector<Value>> aFrags, bFrags;
+      for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+        aFrags.push_back(
+            ldmatrix(aTile, kb.add(aLane, mi * 16 * kStride + kk * 16)));
+      for (int64_t nj = 0; nj < kWarpN / 16; ++nj)
+        bFrags.push_back(
+            ldmatrix(bTile, kb.add(bLane, nj * 16 * kStride + kk * 16)));
+      for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+        for (int64_t ni = 0; ni < kWarpN / 8; ++ni) {
+          Value &d = accumulators[mi * (kWarpN / 8) + ni];
+          SmallVector<Value> cIn;
+          for (int64_t e = 0; e < 4; ++e)
+            cIn.push_back(vector::ExtractOp::create(b, loc, d, e));
+          ArrayRef<Value> bRegs = ArrayRef<Value>(bFrags[ni / 2])
+                                      .slice((ni % 2) * 2, 2);
+          Value r = NVVM::MmaOp::create(
+              b, loc, resultType, aFrags[mi], bRegs, cIn, {16, 8, 16},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                            NVVM::MMATypes::bf16},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          SmallVector<Value> outs;
+          for (int64_t e = 0; e < 4; ++e)
+            outs.push_back(LLVM::ExtractValueOp::create(b, loc, r, e));
+          d = vector::FromElementsOp::create(b, loc, accType, outs);
+        }
+    }
+    SmallVector<Value> yields(accumulators);
+    yields.append(next);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  SmallVector<Value> results(loop.getResults().take_front(tiles));
+  epilogue(acc, out, results, kb.add(m0, kb.mul(wm, kWarpM)),
+           kb.add(n0, kb.mul(wn, kWarpN)));
+  gpu::ReturnOp::create(b, loc);
+}
+
+gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     const GemmConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type();
+  SmallVector<Type> args = {globalBuffer(ctx, c.m * c.k / 2, i8),
+                            globalBuffer(ctx, c.m * c.k / 32, i8),
+                            globalBuffer(ctx, c.n * c.k / 2, i8),
+                            globalBuffer(ctx, c.n * c.k / 32, i8)};
+  if (c.accType)
+    args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
+  args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  SmallVector<Type> shared = {
+      workgroupBuffer(ctx, 256, b.getI32Type()),
+      workgroupBuffer(ctx, kTile * kStride, b.getBF16Type()),
+      workgroupBuffer(ctx, kTile * kStride, b.getBF16Type())};
+  gpu::GPUFuncOp func =
+      createKernel(b, loc, module, name, args, shared, kGemmThreads);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  GemmBuilder(b, loc, c).build(func);
+  return func;
+}

@@ -1,0 +1,86 @@
+//===- MXFP4ToNVGPU.cpp - the convert-mxfp4-to-nvgpu pass -----------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// NVIDIA Hopper as a target of the shared mxfp4-to-GPU conversion
+// (../MXFP4ToGPUCommon): guarded memory access, the CPU path's integer
+// conversions (so quantize and dequantize give the CPU's bits), canonical
+// scales, and the bf16 tensor-core GEMM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "../MXFP4ToGPUCommon/FunctionConverter.h"
+
+#include "mxfp4/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::mxfp4 {
+#define GEN_PASS_DEF_CONVERTMXFP4TONVGPUPASS
+#include "mxfp4/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp4
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::kernels;
+
+static std::string typeName(Type t) { return t.isF32() ? "f32" : "bf16"; }
+
+static KernelTarget getSm90Target() {
+  KernelTarget target;
+  target.name = "sm_90a";
+  target.bounds = BoundsMode::guarded;
+  target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                   const GemmShape &shape) -> KernelLaunch {
+    sm90::GemmConfig config{shape.m, shape.n, shape.k, shape.resultType,
+                            shape.accType};
+    std::string name = llvm::formatv(
+        "gemm_{0}x{1}x{2}_{3}{4}", config.m, config.n, config.k,
+        typeName(config.resultType),
+        config.accType ? "_acc" + typeName(config.accType) : "");
+    auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
+    if (!kernel) {
+      OpBuilder kb(b.getContext());
+      kernel = sm90::buildGemmKernel(kb, loc, module, name, config);
+    }
+    return {kernel, sm90::gemmBlocks(config), sm90::kGemmThreads};
+  };
+  return target;
+}
+
+namespace {
+
+struct ConvertMXFP4ToNVGPUPass
+    : mxfp4::impl::ConvertMXFP4ToNVGPUPassBase<ConvertMXFP4ToNVGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (chip != "sm_90a" && chip != "sm_90") {
+      module.emitError() << "convert-mxfp4-to-nvgpu: chip '" << chip
+                         << "' is not supported; the kernels use sm_90 "
+                            "(Hopper: H100/H200) bf16 tensor cores";
+      return signalPassFailure();
+    }
+    auto target = NVVM::NVVMTargetAttr::get(
+        &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda", chip,
+        "+ptx80");
+    if (failed(convertMXFP4Functions(module, getSm90Target(), target, mixed)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

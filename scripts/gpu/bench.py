@@ -1,0 +1,67 @@
+"""The NVIDIA kernel benchmarks (on the GPU machine, after
+scripts/gpu/prepare.sh here): times each kernel of gpu-check/bench/bench.txt
+with the plan runner (mean of 20 calls after a warmup), then its peer in the
+same run through scripts/gpu/torch_reference.py (cuBLAS bf16 on the same
+GEMM shape; a device-to-device copy of the source tensor), and prints the
+ratios. Writes gpu-check/bench/results.json.
+Usage: bench.py RUNNER"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+runner = sys.argv[1]
+root = os.path.join(os.path.dirname(__file__), "..", "..", "gpu-check", "bench")
+rng = np.random.default_rng(1)
+ours = []
+for line in open(f"{root}/bench.txt"):
+    name, kind, work, *specs = line.split()
+    case = f"{root}/{name}"
+    args = []
+    for i, spec in enumerate(specs):
+        fields = spec.split(":")
+        if fields[0] == "u8":
+            count, low, high = map(int, fields[1:])
+            a = rng.integers(low, high, count, dtype=np.uint8)
+        else:
+            a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
+        np.save(f"{case}/in{i}.npy", a)
+        args.append(f"--input=@in{i}.npy")
+    subprocess.run([runner, "plan.txt", "kernels.cubin", "--function=f",
+                    "--repeat=20", "--time-json=time.json"] + args,
+                   cwd=case, check=True, stdout=subprocess.DEVNULL)
+    timing = json.load(open(f"{case}/time.json"))
+    ours.append((name, kind, int(work), specs, timing["mean_ms"]))
+    for i in range(len(specs)):
+        os.remove(f"{case}/in{i}.npy")
+
+gemms = [n.split("_")[1] for n, k, *_ in ours if k == "gemm"]
+copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in ours
+          if k == "quantize"]
+peer_json = f"{root}/torch.json"
+reference = os.path.join(os.path.dirname(__file__), "torch_reference.py")
+for bench, option in [("gemm", ["--shapes", ",".join(gemms)]),
+                      ("copy", ["--copies", ",".join(copies)])]:
+    subprocess.run([sys.executable, reference, bench] + option +
+                   ["--json", f"{peer_json}.{bench}"], check=True)
+peers = {**json.load(open(f"{peer_json}.gemm")), **json.load(open(f"{peer_json}.copy"))}
+results = []
+print(f"\n{'kernel':<28} {'ours':>10} {'peer':>10} {'ratio':>6}")
+for name, kind, work, specs, ms in ours:
+    if kind == "gemm":
+        m, n, k = map(int, name.split("_")[1].split("x"))
+        peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])
+        value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]
+        unit = "TFLOP/s (peer: cuBLAS bf16)"
+    else:
+        rows, cols = int(specs[0].split(":")[1]), int(specs[0].split(":")[2])
+        peer = next(p for p in peers["copy"] if p["shape"] == [rows, cols])
+        value, against = work / (ms * 1e-3) / 1e9, peer["gb_per_s"]
+        unit = "GB/s (peer: device-to-device copy of the source)"
+    print(f"{name:<28} {value:>10.1f} {against:>10.1f} {value / against:>6.2f}  {unit}, ours {ms:.3f} ms")
+    results.append({"kernel": name, "ms": ms, "value": value, "peer": against,
+                    "ratio": value / against, "unit": unit})
+json.dump({"device": peers.get("device"), "results": results},
+          open(f"{root}/results.json", "w"), indent=2)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The NVIDIA kernel benchmarks (on the GPU machine, after
+# scripts/gpu/prepare.sh here): builds the plan runner and runs
+# scripts/gpu/bench.py, which measures our kernels and their PyTorch/cuBLAS
+# peers in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build /tmp/mxfp4-build-cuda > /dev/null
+python3 scripts/gpu/bench.py /tmp/mxfp4-build-cuda/mxfp4-cuda-run

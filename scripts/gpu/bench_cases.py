@@ -1,0 +1,63 @@
+"""Prepares the NVIDIA kernel benchmarks (here, where MLIR is): the MXFP4
+GEMM and the fused Hadamard + quantize kernel on the pilot study's shapes,
+compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
+(too large to carry: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
+device-to-device copy of the same bytes) are measured by
+scripts/gpu/torch_reference.py in the same run.
+Usage: bench_cases.py OUT_DIR MXFP4_RUN
+"""
+import os
+import subprocess
+import sys
+
+out, tool = sys.argv[1], sys.argv[2]
+lines = []
+
+
+def prepare(name, mlir, inputs, kind, work):
+    case = os.path.join(out, name)
+    os.makedirs(case, exist_ok=True)
+    with open(f"{case}/case.mlir", "w") as f:
+        f.write(mlir)
+    subprocess.run([tool, "compile", f"{case}/case.mlir", "--target=sm_90a",
+                    f"--out-dir={case}"], check=True, stdout=subprocess.DEVNULL)
+    lines.append(f"{name} {kind} {work} {' '.join(inputs)}")
+
+
+# GEMMs of the pilot step (32768 tokens): Fprop shapes (tokens x out x in)
+# and the Wgrad shape of the FFN (out x in x tokens), plus 8192^3.
+for m, n, k in [(32768, 512, 512), (32768, 1408, 512), (32768, 512, 1408),
+                (1408, 512, 32768), (8192, 8192, 8192)]:
+    a, sa = f"tensor<{m}x{k}xf4E2M1FN>", f"tensor<{m}x{k // 32}xf8E8M0FNU>"
+    b, sb = f"tensor<{n}x{k}xf4E2M1FN>", f"tensor<{n}x{k // 32}xf8E8M0FNU>"
+    c = f"tensor<{m}x{n}xbf16>"
+    mlir = (f"func.func @f(%a: {a}, %sa: {sa}, %b: {b}, %sb: {sb}) -> {c} {{\n"
+            f"  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : {a}, {sa}, {b}, {sb} -> {c}\n"
+            f"  return %c : {c}\n}}\n")
+    # Input specs: u8:COUNT:LOW:HIGH (uniform bytes), f32:ROWS:COLS (normal).
+    inputs = [f"u8:{m * k // 2}:0:256", f"u8:{m * k // 32}:120:134",
+              f"u8:{n * k // 2}:0:256", f"u8:{n * k // 32}:120:134"]
+    prepare(f"gemm_{m}x{n}x{k}", mlir, inputs, "gemm", 2 * m * n * k)
+
+# Fused Hadamard (16) + quantize of an activation, both orientations from one
+# read (the Fprop and the Wgrad operand), f32 as the step holds it.
+for rows, cols in [(32768, 1408), (32768, 2816)]:
+    x, xt = f"tensor<{rows}x{cols}xf32>", f"tensor<{cols}x{rows}xf32>"
+    v, s = f"tensor<{rows}x{cols}xf4E2M1FN>", f"tensor<{rows}x{cols // 32}xf8E8M0FNU>"
+    vt, st = f"tensor<{cols}x{rows}xf4E2M1FN>", f"tensor<{cols}x{rows // 32}xf8E8M0FNU>"
+    mlir = (f"func.func @f(%x: {x}) -> ({v}, {s}, {vt}, {st}) {{\n"
+            f"  %h = mxfp4.hadamard %x axis = 1 size = 16 : {x}\n"
+            f"  %v, %s = mxfp4.quantize %h axis = 1 : {x} -> {v}, {s}\n"
+            f"  %e = tensor.empty() : {xt}\n"
+            f"  %t = linalg.transpose ins(%x : {x}) outs(%e : {xt}) permutation = [1, 0]\n"
+            f"  %ht = mxfp4.hadamard %t axis = 1 size = 16 : {xt}\n"
+            f"  %vt, %st = mxfp4.quantize %ht axis = 1 : {xt} -> {vt}, {st}\n"
+            f"  return %v, %s, %vt, %st : {v}, {s}, {vt}, {st}\n}}\n")
+    n = rows * cols
+    moved = 4 * n + 2 * (n // 2 + n // 32)  # read f32, write both outputs
+    prepare(f"quantize_{rows}x{cols}", mlir,
+            [f"f32:{rows}:{cols}"], "quantize", moved)
+
+with open(f"{out}/bench.txt", "w") as f:
+    f.write("\n".join(lines) + "\n")
+print(f"prepared {len(lines)} benchmarks in {out}")
