@@ -7,6 +7,8 @@
 
 #include "mxfp4/API/HostPlan.h"
 
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -38,8 +40,16 @@ static int64_t scalarBytes(Type type) {
 
 /// "f32 256 64": the element type and shape of a buffer, so a runtime can
 /// read and write .npy files.
-static void describe(llvm::raw_ostream &os, MemRefType type) {
+static void describe(llvm::raw_ostream &os, MemRefType type,
+                     TypeAttr tensor = {}) {
   Type e = type.getElementType();
+  // A flat buffer of a whole-function conversion: the tensor's shape, when
+  // it has the buffer's elements (FP4 tensors are packed).
+  ArrayRef<int64_t> shape = type.getShape();
+  if (auto t = tensor ? dyn_cast<RankedTensorType>(tensor.getValue())
+                      : RankedTensorType();
+      t && t.getElementType() == e && t.getNumElements() == type.getNumElements())
+    shape = t.getShape();
   if (e.isF32())
     os << "f32";
   else if (e.isBF16())
@@ -52,7 +62,7 @@ static void describe(llvm::raw_ostream &os, MemRefType type) {
     os << "u8";
   else
     os << "bytes";
-  for (int64_t d : type.getShape())
+  for (int64_t d : shape)
     os << " " << d;
 }
 
@@ -82,7 +92,9 @@ llvm::Expected<std::string> mxfp4::serializeHostPlan(ModuleOp module) {
       if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
         os << "arg " << arg.getArgNumber() << " buffer " << id(arg) << " "
            << memrefBytes(memref) << " ";
-        describe(os, memref);
+        describe(os, memref,
+                 func.getArgAttrOfType<TypeAttr>(arg.getArgNumber(),
+                                                 kTensorAttrName));
         os << "\n";
       }
       else if (arg.getType().isIntOrIndexOrFloat())
@@ -154,7 +166,8 @@ llvm::Expected<std::string> mxfp4::serializeHostPlan(ModuleOp module) {
             return located(&op, "host plan: results must be buffers");
           os << "result " << i << " " << ids[v] << " " << memrefBytes(memref)
              << " ";
-          describe(os, memref);
+          describe(os, memref,
+                   func.getResultAttrOfType<TypeAttr>(i, kTensorAttrName));
           os << "\n";
         }
         os << "end\n";

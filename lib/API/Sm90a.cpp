@@ -43,9 +43,9 @@ static llvm::Expected<std::string> findToolkit() {
   return path;
 }
 
-llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
-                                                     llvm::StringRef name,
-                                                     llvm::StringRef recipe) {
+llvm::Expected<Sm90aArtifact>
+mxfp4::compileForSm90a(llvm::StringRef source, llvm::StringRef name,
+                       llvm::StringRef recipe, llvm::StringRef gemmPrecision) {
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::string> toolkit = findToolkit();
   if (!toolkit)
@@ -61,6 +61,7 @@ llvm::Expected<Sm90aArtifact> mxfp4::compileForSm90a(llvm::StringRef source,
   options.toolkit = *toolkit;
   options.format = "mlir";
   options.mixed = needsGenericKernels(**module);
+  options.gemmPrecision = gemmPrecision.str();
   buildSm90aPipeline(kernels, options);
   if (failed(kernels.run(**module)))
     return diagnosticsError("cannot lower '" + name + "' for sm_90a",

@@ -11,6 +11,8 @@
 
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/Runtime/AtomicFile.h"
+#include "mxfp4/Runtime/Npy.h"
 #include "mxfp4/Train/Checkpoint.h"
 #include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Train/Plot.h"
@@ -172,16 +174,23 @@ mlir::mxfp4::compileTrainingStep(const LlamaConfig &config,
   return compiled;
 }
 
-void Run::fillTrainBatch(int64_t step, HostArray &tokens) const {
-  const std::vector<uint32_t> &train = data->train;
-  int64_t window = config.seqLen + 1;
+/// The training batch of `step`: `batch` windows of `window` tokens at
+/// offsets drawn from the seed, step and row.
+static void drawTrainBatch(const std::vector<uint32_t> &train, uint64_t seed,
+                           int64_t step, int64_t batch, int64_t window,
+                           int32_t *out) {
   uint64_t starts = train.size() - window + 1;
-  auto *out = reinterpret_cast<int32_t *>(tokens.bytes.data());
-  for (int64_t row = 0; row < config.batchSize; ++row) {
-    uint64_t offset = mix(options.seed, 0x5eed0000 + step, row) % starts;
+  for (int64_t row = 0; row < batch; ++row) {
+    uint64_t offset = mix(seed, 0x5eed0000 + step, row) % starts;
     for (int64_t t = 0; t < window; ++t)
       out[row * window + t] = static_cast<int32_t>(train[offset + t]);
   }
+}
+
+void Run::fillTrainBatch(int64_t step, HostArray &tokens) const {
+  drawTrainBatch(data->train, options.seed, step, config.batchSize,
+                 config.seqLen + 1,
+                 reinterpret_cast<int32_t *>(tokens.bytes.data()));
 }
 
 llvm::Error Run::setUp(const TrainingTokens &tokens,
@@ -573,4 +582,62 @@ mlir::mxfp4::train(const TrainOptions &options,
   if (llvm::Error error = run.loop())
     return std::move(error);
   return report;
+}
+
+llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
+                                     llvm::StringRef dir) {
+  const LlamaConfig &config = options.config;
+  llvm::Expected<TrainingTokens> data = loadTrainingTokens(
+      options.data,
+      options.tokenizer.empty() ? config.tokenizer : options.tokenizer,
+      options.cacheDir);
+  if (!data)
+    return data.takeError();
+  int64_t window = config.seqLen + 1;
+  if (static_cast<int64_t>(data->train.size()) < window)
+    return createStringError(llvm::formatv(
+        "the data has {0} training tokens; a sequence needs {1}",
+        data->train.size(), window));
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return createStringError("cannot create '" + dir + "': " + ec.message());
+
+  // The manifest: what the runtime checks and loops over.
+  std::string manifest;
+  llvm::raw_string_ostream os(manifest);
+  bool bytes = data->vocabSize <= 256;
+  os << "# mxfp4 training run v1\n"
+     << "steps " << config.totalSteps << "\nbatch " << config.batchSize
+     << "\nwindow " << window << "\ntoken_bytes " << (bytes ? 1 : 4)
+     << "\nseed " << options.seed << "\n";
+  std::vector<std::vector<float>> init =
+      initLlamaParameters(config, options.seed);
+  for (auto [i, p] : llvm::enumerate(getLlamaParameters(config))) {
+    os << "param " << i << " " << p.name;
+    for (int64_t d : p.shape)
+      os << " " << d;
+    os << "\n";
+    HostArray array = HostArray::zeros(DType::Float32, p.shape);
+    std::memcpy(array.bytes.data(), init[i].data(), array.bytes.size());
+    if (llvm::Error error = writeNpyFile(
+            array, (dir + "/param" + llvm::Twine(i) + ".npy").str()))
+      return error;
+  }
+  if (llvm::Error error = writeFileAtomically((dir + "/run.txt").str(), manifest))
+    return error;
+
+  // Every step's batch, drawn as the CPU trainer draws it.
+  std::vector<int32_t> batch(config.batchSize * window);
+  std::string tokens;
+  tokens.reserve(config.totalSteps * batch.size() * (bytes ? 1 : 4));
+  for (int64_t step = 0; step < config.totalSteps; ++step) {
+    drawTrainBatch(data->train, options.seed, step, config.batchSize, window,
+                   batch.data());
+    for (int32_t t : batch) {
+      if (bytes)
+        tokens.push_back(static_cast<char>(t));
+      else
+        tokens.append(reinterpret_cast<const char *>(&t), 4);
+    }
+  }
+  return writeFileAtomically((dir + "/batches.bin").str(), tokens);
 }

@@ -46,7 +46,8 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
     buildGenericGpuKernelPipeline(pm);
 }
 
-void mlir::mxfp4::buildGenericGpuKernelPipeline(OpPassManager &pm) {
+void mlir::mxfp4::buildGenericGpuKernelPipeline(
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned) {
   // The rest of the program: buffers, one generic kernel per linalg op, and
   // one module of distinct kernels.
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -55,6 +56,8 @@ void mlir::mxfp4::buildGenericGpuKernelPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  if (tuned)
+    tuned(pm.nest<func::FuncOp>());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunchPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModulesPass());

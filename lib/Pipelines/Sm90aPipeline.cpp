@@ -37,7 +37,10 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (o.mixed)
-    buildGenericGpuKernelPipeline(pm);
+    buildGenericGpuKernelPipeline(pm, [&](OpPassManager &functions) {
+      if (o.gemmPrecision == "bf16")
+        functions.addPass(createConvertLinalgMatmulToNVGPUPass());
+    });
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;

@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 //   mxfp4-cuda-run PLAN CUBIN --function=NAME --input=@x.npy --input=5
-//       --output=@y.npy [--repeat=N] [--time-json=FILE]
+//       --output=@y.npy [--repeat=N] [--time-json=FILE] [--profile]
+//   mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] [--steps=N]
 //
 // Runs one function of a plan written by `mxfp4-run compile --target=sm_90a`
 // (include/mxfp4/API/HostPlan.h has the format) with the kernels of its
@@ -19,7 +20,13 @@
 // `time: NAME: N calls, mean X ms, min Y ms, max Z ms`. The inputs are
 // uploaded once and stay on the device; the plan's allocations come from a
 // cache of freed blocks, as in PyTorch, so steady-state calls make no
-// cuMemAlloc.
+// cuMemAlloc. --profile adds a call that times every launch and prints the
+// kernels by total time.
+//
+// --train=DIR trains: DIR is written by `mxfp4-run train --export-gpu-run`
+// (initial weights and every step's batch, drawn as the CPU trainer draws
+// them), and @train_step runs step after step with the weights and AdamW
+// moments kept on the device, writing metrics.jsonl and model.safetensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -534,9 +541,17 @@ void writeResult(Driver &cu, const Record &r, CUdeviceptr p,
 /// writes the results; timed calls get none and copy nothing back. Blocks
 /// the call took and did not free (its results, its globals) go back to the
 /// cache at its end, as when a caller drops the results.
+/// Events around each launch of a profiled call, in launch order.
+struct LaunchEvents {
+  std::vector<std::pair<void *, void *>> events;
+  std::vector<const Record *> launches;
+};
+
 void replay(Driver &cu, Memory &memory, const std::vector<Record> &records,
             const Arguments &arguments,
-            const std::vector<std::string> *outputs) {
+            const std::vector<std::string> *outputs,
+            LaunchEvents *profile = nullptr,
+            std::vector<CUdeviceptr> *kept = nullptr) {
   std::map<long, CUdeviceptr> buffers;
   for (const Input &input : arguments.buffers)
     buffers[input.id] = input.device;
@@ -564,11 +579,29 @@ void replay(Driver &cu, Memory &memory, const std::vector<Record> &records,
                "cuMemcpyHtoD");
       break;
     case Record::Launch:
+      if (profile) {
+        size_t i = profile->launches.size();
+        profile->launches.push_back(&r);
+        cu.check(cu.eventRecord(profile->events[i].first, nullptr),
+                 "cuEventRecord");
+      }
       launch(cu, r, buffers, arguments.scalars);
+      if (profile)
+        cu.check(cu.eventRecord(profile->events[profile->launches.size() - 1]
+                                    .second,
+                                nullptr),
+                 "cuEventRecord");
       break;
     case Record::Result:
       if (outputs && r.index < outputs->size())
         writeResult(cu, r, buffers.at(r.id), (*outputs)[r.index]);
+      // Kept results belong to the caller, who gives them back.
+      if (kept) {
+        if (kept->size() <= r.index)
+          kept->resize(r.index + 1);
+        (*kept)[r.index] = buffers.at(r.id);
+        live.erase(buffers.at(r.id));
+      }
       break;
     }
   }
@@ -612,6 +645,48 @@ private:
   Driver &cu;
   void *start = nullptr, *stop = nullptr;
 };
+
+/// Runs one more call with events around every launch and prints the
+/// kernels by total time: where a step's time goes.
+void profileCall(Driver &cu, Memory &memory, const std::vector<Record> &records,
+                 const Arguments &arguments) {
+  LaunchEvents profile;
+  for (const Record &r : records)
+    if (r.kind == Record::Launch) {
+      void *start = nullptr, *stop = nullptr;
+      cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
+      cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
+      profile.events.push_back({start, stop});
+    }
+  replay(cu, memory, records, arguments, nullptr, &profile);
+  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  std::map<std::string, std::pair<double, size_t>> byKernel;
+  double total = 0;
+  for (size_t i = 0; i < profile.launches.size(); ++i) {
+    float ms = 0;
+    cu.check(cu.eventElapsedTime(&ms, profile.events[i].first,
+                                 profile.events[i].second),
+             "cuEventElapsedTime");
+    auto &entry = byKernel[profile.launches[i]->name];
+    entry.first += ms;
+    ++entry.second;
+    total += ms;
+  }
+  for (auto [start, stop] : profile.events) {
+    cu.eventDestroy(start);
+    cu.eventDestroy(stop);
+  }
+  std::vector<std::pair<double, std::string>> sorted;
+  for (auto &[name, entry] : byKernel)
+    sorted.push_back({entry.first, name});
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::printf("profile: %zu launches, %.3f ms in kernels\n",
+              profile.launches.size(), total);
+  for (size_t i = 0; i < sorted.size() && i < 25; ++i)
+    std::printf("profile: %9.3f ms %5.1f%% %5zu x %s\n", sorted[i].first,
+                100 * sorted[i].first / total,
+                byKernel[sorted[i].second].second, sorted[i].second.c_str());
+}
 
 struct Times {
   size_t calls = 0;
@@ -662,17 +737,219 @@ void writeTimeJson(const std::string &path, const std::string &function,
 // The command
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Training (--train=DIR)
+//===----------------------------------------------------------------------===//
+
+/// A run exported by `mxfp4-run train --export-gpu-run=DIR`: run.txt, the
+/// initial parameters param<i>.npy and every step's batch in batches.bin.
+struct TrainingRun {
+  int64_t steps = 0, batch = 0, window = 0, tokenBytes = 4;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  std::vector<char> batches;
+};
+
+TrainingRun readTrainingRun(const std::string &dir) {
+  std::ifstream manifest(dir + "/run.txt");
+  if (!manifest)
+    fail("cannot read '" + dir + "/run.txt' (write it with 'mxfp4-run train "
+         "--export-gpu-run=" + dir + "')");
+  TrainingRun run;
+  std::string line;
+  while (std::getline(manifest, line)) {
+    std::istringstream w(line);
+    std::string key;
+    w >> key;
+    if (key == "steps")
+      w >> run.steps;
+    else if (key == "batch")
+      w >> run.batch;
+    else if (key == "window")
+      w >> run.window;
+    else if (key == "token_bytes")
+      w >> run.tokenBytes;
+    else if (key == "param") {
+      size_t index;
+      std::string name;
+      w >> index >> name;
+      std::vector<int64_t> shape;
+      for (int64_t d; w >> d;)
+        shape.push_back(d);
+      run.params.push_back({name, shape});
+    }
+  }
+  run.batches = readFile(dir + "/batches.bin");
+  if (run.batches.size() !=
+      size_t(run.steps * run.batch * run.window * run.tokenBytes))
+    fail("'" + dir + "/batches.bin' does not hold " +
+         std::to_string(run.steps) + " batches of " +
+         std::to_string(run.batch) + " x " + std::to_string(run.window) +
+         " tokens");
+  return run;
+}
+
+/// Writes `params` as Hugging Face safetensors (little-endian f32).
+void writeSafetensors(Driver &cu, const std::string &path,
+                      const TrainingRun &run,
+                      const std::vector<CUdeviceptr> &params) {
+  std::string header = "{";
+  size_t offset = 0;
+  std::vector<size_t> sizes;
+  for (auto &[name, shape] : run.params) {
+    size_t bytes = 4;
+    std::string dims;
+    for (int64_t d : shape) {
+      bytes *= d;
+      dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    }
+    header += (offset ? "," : "") + jsonString(name) +
+              ":{\"dtype\":\"F32\",\"shape\":[" + dims +
+              "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + bytes) + "]}";
+    offset += bytes;
+    sizes.push_back(bytes);
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    fail("cannot write '" + path + "'");
+  uint64_t length = header.size();
+  out.write(reinterpret_cast<char *>(&length), 8);
+  out << header;
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<char> data(sizes[i]);
+    cu.check(cu.memcpyDtoH(data.data(), params[i], sizes[i]), "cuMemcpyDtoH");
+    out.write(data.data(), data.size());
+  }
+}
+
+/// Trains with @train_step (parameters, AdamW m and v, tokens, step) ->
+/// (loss, gradient norm, learning rate, new parameters, m, v): the loop of
+/// the CPU trainer, with the state kept on the device and each step's
+/// results becoming the next step's arguments. Writes metrics.jsonl (the
+/// CPU trainer's fields) and model.safetensors to `outDir`.
+void train(Driver &cu, Memory &memory, const std::vector<Record> &records,
+           const std::string &dir, const std::string &outDir,
+           int64_t stepsCap) {
+  TrainingRun run = readTrainingRun(dir);
+  size_t n = run.params.size();
+  std::vector<const Record *> args;
+  for (const Record &r : records)
+    if (r.kind == Record::Arg) {
+      if (args.size() <= r.index)
+        args.resize(r.index + 1);
+      args[r.index] = &r;
+    }
+  size_t tokenBytes = size_t(run.batch * run.window) * 4;
+  if (args.size() != 3 * n + 2 || !args[3 * n]->buffer ||
+      args[3 * n]->bytes != tokenBytes || args[3 * n + 1]->buffer)
+    fail("the plan's @train_step does not take " + std::to_string(n) +
+         " parameters, their moments, a " + std::to_string(run.batch) + " x " +
+         std::to_string(run.window) + " batch and a step: was it compiled "
+         "from the same config?");
+
+  Arguments arguments;
+  for (const Record &r : records)
+    if (r.kind == Record::Const)
+      arguments.scalars[r.id] = r.bits;
+  std::vector<CUdeviceptr> state(3 * n);
+  for (size_t i = 0; i < 3 * n; ++i) {
+    state[i] = memory.take(args[i]->bytes);
+    std::vector<char> host(args[i]->bytes, 0);
+    if (i < n) {
+      std::string path = dir + "/param" + std::to_string(i) + ".npy";
+      host = readNpy(path);
+      if (host.size() != args[i]->bytes)
+        fail("'" + path + "' does not fit parameter '" + run.params[i].first +
+             "'");
+    }
+    cu.check(cu.memcpyHtoD(state[i], host.data(), host.size()),
+             "cuMemcpyHtoD");
+  }
+  CUdeviceptr tokens = memory.hold(tokenBytes);
+  for (size_t i = 0; i <= 3 * n; ++i) {
+    Input input;
+    input.index = i;
+    input.id = args[i]->id;
+    input.device = i < 3 * n ? state[i] : tokens;
+    arguments.buffers.push_back(input);
+  }
+
+  std::string metricsPath = outDir + "/metrics.jsonl";
+  std::ofstream metrics(metricsPath);
+  if (!metrics)
+    fail("cannot write '" + metricsPath + "'");
+  int64_t steps = stepsCap > 0 ? std::min(stepsCap, run.steps) : run.steps;
+  int64_t tokensPerStep = run.batch * (run.window - 1);
+  std::vector<int32_t> batch(run.batch * run.window);
+  Timer clock(cu);
+  clock.begin();
+  for (int64_t step = 0; step < steps; ++step) {
+    const char *from =
+        run.batches.data() + step * batch.size() * run.tokenBytes;
+    for (size_t t = 0; t < batch.size(); ++t)
+      if (run.tokenBytes == 1)
+        batch[t] = static_cast<uint8_t>(from[t]);
+      else
+        std::memcpy(&batch[t], from + 4 * t, 4);
+    cu.check(cu.memcpyHtoD(tokens, batch.data(), tokenBytes), "cuMemcpyHtoD");
+    arguments.scalars[args[3 * n + 1]->id] = uint64_t(step);
+    std::vector<CUdeviceptr> results;
+    replay(cu, memory, records, arguments, nullptr, nullptr, &results);
+    if (results.size() != 3 * n + 3)
+      fail("@train_step returns " + std::to_string(results.size()) +
+           " results, not " + std::to_string(3 * n + 3));
+    float scalars[3];
+    for (int k = 0; k < 3; ++k) {
+      cu.check(cu.memcpyDtoH(&scalars[k], results[k], 4), "cuMemcpyDtoH");
+      memory.give(results[k]);
+    }
+    // The new parameters and moments are the next step's arguments.
+    for (size_t i = 0; i < 3 * n; ++i) {
+      memory.give(state[i]);
+      state[i] = arguments.buffers[i].device = results[3 + i];
+    }
+    float elapsedMs = clock.end();
+    double seconds = elapsedMs / 1000.0;
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "{\"step\": %lld, \"tokens\": %lld, \"loss\": %.9g, "
+                  "\"lr\": %.9g, \"grad_norm\": %.9g, \"tokens_per_s\": %.1f, "
+                  "\"elapsed_s\": %.3f}",
+                  (long long)(step + 1), (long long)((step + 1) * tokensPerStep),
+                  scalars[0], scalars[2], scalars[1],
+                  (step + 1) * tokensPerStep / seconds, seconds);
+    metrics << line << "\n";
+    if ((step + 1) % 50 == 0 || step + 1 == steps || step < 3)
+      std::printf("step %lld: loss %.4f, lr %.3g, grad norm %.3f, %.0f "
+                  "tokens/s\n",
+                  (long long)(step + 1), scalars[0], scalars[2], scalars[1],
+                  (step + 1) * tokensPerStep / seconds);
+  }
+  metrics.close();
+  writeSafetensors(cu, outDir + "/model.safetensors", run,
+                   std::vector<CUdeviceptr>(state.begin(), state.begin() + n));
+  std::printf("metrics: %s\ncheckpoint: %s/model.safetensors\n",
+              metricsPath.c_str(), outDir.c_str());
+}
+
 struct Options {
   std::string planPath, cubinPath, function, timeJson;
+  std::string trainDir, outDir = "."; // --train: the exported run
+  int64_t steps = 0;                  // --train: at most this many steps
   std::vector<std::string> inputs, outputs;
   size_t repeat = 1;
+  bool profile = false; // one more call, timing each launch
 };
 
 Options parseOptions(int argc, char **argv) {
   if (argc < 3)
     fail("usage: mxfp4-cuda-run PLAN CUBIN --function=NAME "
          "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
-         "[--time-json=FILE]");
+         "[--profile] [--time-json=FILE]\n"
+         "       mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] "
+         "[--steps=N]");
   Options o;
   o.planPath = argv[1];
   o.cubinPath = argv[2];
@@ -684,6 +961,14 @@ Options parseOptions(int argc, char **argv) {
       o.inputs.push_back(a.substr(8));
     } else if (a.rfind("--output=@", 0) == 0) {
       o.outputs.push_back(a.substr(10));
+    } else if (a == "--profile") {
+      o.profile = true;
+    } else if (a.rfind("--train=", 0) == 0) {
+      o.trainDir = a.substr(8);
+    } else if (a.rfind("--out=", 0) == 0) {
+      o.outDir = a.substr(6);
+    } else if (a.rfind("--steps=", 0) == 0) {
+      o.steps = std::strtoll(a.c_str() + 8, nullptr, 10);
     } else if (a.rfind("--repeat=", 0) == 0) {
       std::string n = a.substr(9);
       char *end = nullptr;
@@ -704,6 +989,8 @@ Options parseOptions(int argc, char **argv) {
 
 int run(int argc, char **argv) {
   Options o = parseOptions(argc, argv);
+  if (!o.trainDir.empty() && o.function.empty())
+    o.function = "train_step";
   std::vector<Record> records = readFunction(o.planPath, o.function);
   checkLifetimes(records);
 
@@ -726,6 +1013,10 @@ int run(int argc, char **argv) {
   resolveKernels(cu, module, records);
 
   Memory memory(cu);
+  if (!o.trainDir.empty()) {
+    train(cu, memory, records, o.trainDir, o.outDir, o.steps);
+    return 0;
+  }
   Arguments arguments = upload(cu, memory, records, o.inputs, o.function);
   replay(cu, memory, records, arguments, &o.outputs);
   cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
@@ -747,6 +1038,10 @@ int run(int argc, char **argv) {
   Times t = summarize(ms);
   std::printf("time: %s: %zu calls, mean %.3f ms, min %.3f ms, max %.3f ms\n",
               o.function.c_str(), t.calls, t.mean, t.min, t.max);
+  if (o.profile) {
+    restore(cu, arguments);
+    profileCall(cu, memory, records, arguments);
+  }
   if (!o.timeJson.empty()) {
     size_t launches = 0;
     for (const Record &r : records)

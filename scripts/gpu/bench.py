@@ -15,12 +15,42 @@ import numpy as np
 runner = sys.argv[1]
 root = os.path.join(os.path.dirname(__file__), "..", "..", "gpu-check", "bench")
 rng = np.random.default_rng(1)
+
+
+def step_inputs(case, function):
+    """Arguments of a training step from its plan: weights (normal * 0.02,
+    norm gains 1), zero AdamW moments, byte tokens, step 5."""
+    lines = open(f"{case}/plan.txt").read().split("\nfunction ")
+    plan = next(p for p in lines if p.startswith(function + " "))
+    args = [l.split() for l in plan.splitlines() if l.startswith("arg ")]
+    floats = sum(1 for a in args if a[2] == "buffer" and a[5] == "f32")
+    inputs = []
+    for a in args:
+        if a[2] == "scalar":
+            inputs.append(f"--input=5")
+            continue
+        dims = [int(d) for d in a[6:]]
+        i = int(a[1])
+        if a[5] == "i32":
+            x = rng.integers(0, 256, dims, dtype=np.int32)
+        elif i >= floats // 3:
+            x = np.zeros(dims, np.float32)
+        elif len(dims) == 1:
+            x = np.ones(dims, np.float32)
+        else:
+            x = (0.02 * rng.standard_normal(dims)).astype(np.float32)
+        np.save(f"{case}/in{i}.npy", x)
+        inputs.append(f"--input=@in{i}.npy")
+    return inputs
+
+
 ours = []
 for line in open(f"{root}/bench.txt"):
     name, kind, work, *specs = line.split()
     case = f"{root}/{name}"
-    args = []
-    for i, spec in enumerate(specs):
+    function = kind.split(":")[1] if kind.startswith("step:") else "f"
+    args = step_inputs(case, function) if specs == ["plan"] else []
+    for i, spec in enumerate(specs if specs != ["plan"] else []):
         fields = spec.split(":")
         if fields[0] == "u8":
             count, low, high = map(int, fields[1:])
@@ -29,13 +59,16 @@ for line in open(f"{root}/bench.txt"):
             a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
         np.save(f"{case}/in{i}.npy", a)
         args.append(f"--input=@in{i}.npy")
-    subprocess.run([runner, "plan.txt", "kernels.cubin", "--function=f",
-                    "--repeat=20", "--time-json=time.json"] + args,
-                   cwd=case, check=True, stdout=subprocess.DEVNULL)
+    step = specs == ["plan"]
+    subprocess.run([runner, "plan.txt", "kernels.cubin", f"--function={function}",
+                    "--repeat=5" if step else "--repeat=20",
+                    "--time-json=time.json"] + (["--profile"] if step else []) + args,
+                   cwd=case, check=True, stdout=None if step else subprocess.DEVNULL)
     timing = json.load(open(f"{case}/time.json"))
     ours.append((name, kind, int(work), specs, timing["mean_ms"]))
-    for i in range(len(specs)):
-        os.remove(f"{case}/in{i}.npy")
+    for a in args:
+        if a.startswith("--input=@"):
+            os.remove(f"{case}/{a[9:]}")
 
 gemms = [n.split("_")[1] for n, k, *_ in ours if k == "gemm"]
 copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in ours
@@ -43,14 +76,21 @@ copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in 
 peer_json = f"{root}/torch.json"
 reference = os.path.join(os.path.dirname(__file__), "torch_reference.py")
 for bench, option in [("gemm", ["--shapes", ",".join(gemms)]),
-                      ("copy", ["--copies", ",".join(copies)])]:
+                      ("copy", ["--copies", ",".join(copies)]),
+                      ("step", ["--preset", "pilot", "--iters", "10"])]:
     subprocess.run([sys.executable, reference, bench] + option +
                    ["--json", f"{peer_json}.{bench}"], check=True)
-peers = {**json.load(open(f"{peer_json}.gemm")), **json.load(open(f"{peer_json}.copy"))}
+peers = {**json.load(open(f"{peer_json}.gemm")), **json.load(open(f"{peer_json}.copy")),
+         **json.load(open(f"{peer_json}.step"))}
+print(json.dumps(peers["step"], indent=1)[:3000])
 results = []
 print(f"\n{'kernel':<28} {'ours':>10} {'peer':>10} {'ratio':>6}")
 for name, kind, work, specs, ms in ours:
-    if kind == "gemm":
+    if kind.startswith("step"):
+        eager = next(v for v in peers["step"] if v["variant"] == "bf16-autocast-eager")
+        value, against = work / (ms * 1e-3), work / (eager["mean_ms"] * 1e-3)
+        unit = "tokens/s (peer: PyTorch bf16 autocast eager step)"
+    elif kind == "gemm":
         m, n, k = map(int, name.split("_")[1].split("x"))
         peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])
         value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]

@@ -21,6 +21,8 @@ def prepare(name, mlir, inputs, kind, work):
         f.write(mlir)
     subprocess.run([tool, "compile", f"{case}/case.mlir", "--target=sm_90a",
                     f"--out-dir={case}"], check=True, stdout=subprocess.DEVNULL)
+    for listing in ("kernels.mlir", "kernels.ptx"):  # not needed to run
+        os.remove(f"{case}/{listing}")
     lines.append(f"{name} {kind} {work} {' '.join(inputs)}")
 
 
@@ -34,7 +36,8 @@ for m, n, k in [(32768, 512, 512), (32768, 1408, 512), (32768, 512, 1408),
     mlir = (f"func.func @f(%a: {a}, %sa: {sa}, %b: {b}, %sb: {sb}) -> {c} {{\n"
             f"  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : {a}, {sa}, {b}, {sb} -> {c}\n"
             f"  return %c : {c}\n}}\n")
-    # Input specs: u8:COUNT:LOW:HIGH (uniform bytes), f32:ROWS:COLS (normal).
+    # Input specs: u8:COUNT:LOW:HIGH (uniform bytes), f32:ROWS:COLS (normal),
+    # plan (a training step's arguments, read from its plan).
     inputs = [f"u8:{m * k // 2}:0:256", f"u8:{m * k // 32}:120:134",
               f"u8:{n * k // 2}:0:256", f"u8:{n * k // 32}:120:134"]
     prepare(f"gemm_{m}x{n}x{k}", mlir, inputs, "gemm", 2 * m * n * k)
@@ -57,6 +60,18 @@ for rows, cols in [(32768, 1408), (32768, 2816)]:
     moved = 4 * n + 2 * (n // 2 + n // 32)  # read f32, write both outputs
     prepare(f"quantize_{rows}x{cols}", mlir,
             [f"f32:{rows}:{cols}"], "quantize", moved)
+
+# The pilot study's whole training step (forward, backward, AdamW) under
+# bf16 and fp4-all-dht16; inputs from the plan's argument list.
+for recipe in ["bf16", "fp4-all-dht16"]:
+    case = os.path.join(out, f"step-{recipe}")
+    subprocess.run([tool, "compile", "--preset=pilot", f"--recipe={recipe}",
+                    "--target=sm_90a", f"--out-dir={case}"], check=True,
+                   stdout=subprocess.DEVNULL)
+    for listing in ("kernels.mlir", "kernels.ptx"):
+        os.remove(f"{case}/{listing}")
+    tokens = 64 * 512
+    lines.append(f"step-{recipe} step:train_step {tokens} plan")
 
 with open(f"{out}/bench.txt", "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -11,8 +11,12 @@ Cases:
 - the tensor-core GEMM fed by quantize kernels (ragged shapes, accumulators,
   bf16 results): within 1e-5 of the result's largest magnitude (summation
   order);
+- high-precision linalg contractions on bf16 tensor cores (every
+  transposition, batches, ragged K): within 1e-5 of the product of the
+  bf16-rounded operands;
 - the micro Llama step (loss_and_grads, train_step) under bf16 and
-  fp4-all-dht16.
+  fp4-all-dht16, with the high-precision GEMMs in f32 (the CPU's numerics)
+  and on bf16 tensor cores (PyTorch autocast's).
 Usage: cases.py OUT_DIR MXFP4_RUN
 """
 import os
@@ -32,7 +36,8 @@ T = harness.tensor_type
 manifest = []
 
 
-def add_case(name, mlir, function, inputs, results, tolerance, recipe=None):
+def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
+             gemm="bf16"):
     """Compiles `mlir` for sm_90a into OUT/NAME, saves the inputs and the CPU's
     results, and lists the case."""
     case = os.path.join(out, name)
@@ -41,8 +46,10 @@ def add_case(name, mlir, function, inputs, results, tolerance, recipe=None):
         f.write(mlir)
     extra = [f"--recipe={recipe}"] if recipe else []
     subprocess.run([tool, "compile", f"{case}/case.mlir", "--target=sm_90a",
-                    f"--out-dir={case}"] + extra, check=True,
-                   stdout=subprocess.DEVNULL)
+                    f"--out-dir={case}", f"--gemm-precision={gemm}"] + extra,
+                   check=True, stdout=subprocess.DEVNULL)
+    for listing in ("kernels.mlir", "kernels.ptx"):  # not needed to run
+        os.remove(f"{case}/{listing}")
     args = []
     for i, value in enumerate(inputs):
         if isinstance(value, np.ndarray):
@@ -128,7 +135,7 @@ GEMM_CASES = [
     (1, 17, 32, "f32", "f32"),
     (200, 136, 544, "f32", "f32"),
     (512, 384, 1024, "f32", None),
-    (2048, 1408, 512, "f32", None),
+    (1024, 1408, 512, "f32", None),
 ]
 for i, (m, n, k, result, acc) in enumerate(GEMM_CASES):
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -139,13 +146,68 @@ for i, (m, n, k, result, acc) in enumerate(GEMM_CASES):
     add_case(f"gemm{i}", gemm_module(m, n, k, result, acc), "mm", inputs, 1, "1e-5")
 
 
+# --- High-precision contractions on bf16 tensor cores: every transposition,
+# batches, a ragged K, and one the kernel leaves to the generic lowering (odd
+# N). The reference is the product of the operands rounded to bf16 (ties to
+# even), in float64. ----------------------------------------------------------
+def bf16_round(x):
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+MAPS = {"mk": "(d0, d2)", "km": "(d2, d0)", "nk": "(d1, d2)", "kn": "(d2, d1)"}
+CONTRACTIONS = [
+    # batch, m, n, k, A layout, B layout
+    (0, 300, 200, 96, "mk", "nk"),
+    (0, 128, 192, 64, "mk", "kn"),
+    (0, 256, 96, 100, "km", "kn"),
+    (0, 96, 64, 128, "km", "nk"),
+    (4, 96, 160, 64, "mk", "kn"),
+    (0, 33, 17, 40, "mk", "nk"),
+]
+for i, (batch, m, n, k, la, lb) in enumerate(CONTRACTIONS):
+    dims = {"m": m, "n": n, "k": k}
+    lead = (batch,) if batch else ()
+    a_shape = lead + tuple(dims[d] for d in la)
+    b_shape = lead + tuple(dims[d] for d in lb)
+    c_shape = lead + (m, n)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    at, bt, ct = T(a_shape, "f32"), T(b_shape, "f32"), T(c_shape, "f32")
+    if batch:
+        op = f"linalg.batch_matmul ins(%a, %b : {at}, {bt}) outs(%z : {ct}) -> {ct}"
+        assert (la, lb) == ("mk", "kn")
+    else:
+        maps = ", ".join(f"affine_map<(d0, d1, d2) -> {x}>" for x in
+                         (MAPS[la], MAPS[lb], "(d0, d1)"))
+        op = f"linalg.matmul indexing_maps = [{maps}] ins(%a, %b : {at}, {bt}) outs(%z : {ct}) -> {ct}"
+    mlir = (f"func.func @mm(%a: {at}, %b: {bt}) -> {ct} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {ct}\n"
+            f"  %z = linalg.fill ins(%zero : f32) outs(%e : {ct}) -> {ct}\n"
+            f"  %c = {op}\n"
+            f"  return %c : {ct}\n}}\n")
+    generic = n % 2 == 1  # left to the generic kernel: the CPU's f32 bits
+    add_case(f"contraction{i}", mlir, "mm", [a, b], 1, "1e-5")
+    if not generic:
+        ea = "bmk" if batch else la
+        eb = ("b" if batch else "") + lb
+        want = np.einsum(f"{ea},{eb}->{'b' if batch else ''}mn",
+                         bf16_round(a).astype(np.float64),
+                         bf16_round(b).astype(np.float64)).astype(np.float32)
+        np.save(os.path.join(out, f"contraction{i}", "cpu0.npy"), want)
+
+
 # --- The micro Llama step. ---------------------------------------------------
 micro = os.path.join(os.path.dirname(__file__), "..", "..", "test", "Tools",
                      "mxfp4-run", "Inputs", "micro.json")
 subprocess.run([tool, "compile", f"--preset={micro}", "-o", f"{out}/step.mlir"],
                check=True)
 step = open(f"{out}/step.mlir").read()
-for recipe, tolerance in [("bf16", "1e-5"), ("fp4-all-dht16", "step")]:
+for recipe, gemm, tolerance in [("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"),
+                                ("fp4-all-dht16", "f32", "step"),
+                                ("fp4-all-dht16", "bf16", "bf16")]:
     for function in ["loss_and_grads", "train_step"]:
         head = re.search(r"func\.func @" + function + r"\((.*?)\)\s*->\s*\((.*?)\)\s*(attributes|\{)",
                          step, re.S)
@@ -168,8 +230,8 @@ for recipe, tolerance in [("bf16", "1e-5"), ("fp4-all-dht16", "step")]:
             else:
                 a = (0.05 * rng.standard_normal(dims)).astype(np.float32)
             inputs.append(a)
-        add_case(f"step-{recipe}-{function}", step, function, inputs, results,
-                 tolerance, recipe=recipe)
+        add_case(f"step-{recipe}-{gemm}-{function}", step, function, inputs,
+                 results, tolerance, recipe=recipe, gemm=gemm)
 
 with open(f"{out}/cases.txt", "w") as f:
     f.write("\n".join(manifest) + "\n")

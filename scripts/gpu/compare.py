@@ -3,9 +3,15 @@ CPU's, by the case's tolerance:
 - exact: the same bits (any NaN equals any NaN);
 - a number: within that fraction of the result's largest magnitude
   (summation order and libdevice differ);
-- step: an MXFP4 training step, where a last-bit difference in a GEMM can
-  move a later quantization by one FP4 step: the loss within 1e-3, every
-  other result within 5e-2 of its largest magnitude.
+- step: an MXFP4 training step. Quantization is discontinuous: a last-bit
+  difference upstream (libdevice's exp against the CPU's, a GEMM's
+  summation order) can move one FP4 code by a whole step, which moves a
+  whole row of a weight gradient. So the loss must agree within 1e-3 and
+  every other result norm-wise, ||gpu - cpu|| <= 2e-2 ||cpu||; the largest
+  elementwise difference is reported;
+- bf16: a step whose high-precision GEMMs round their operands to bf16
+  (tensor cores) while the CPU computes in f32: the loss within 1e-2, every
+  other result norm-wise within 2e-2 (and MXFP4 steps' discontinuities).
 Prints one line a case and exits 1 if any fails."""
 import sys
 
@@ -21,7 +27,7 @@ check = sys.argv[1]
 failed = 0
 for line in open(f"{check}/cases.txt"):
     name, function, results, tolerance = line.split()[:4]
-    worst, identical, bad = 0.0, 0, 0
+    worst, worst_at, worst_norm, identical, bad = 0.0, -1, 0.0, 0, 0
     for i in range(int(results)):
         want = np.load(f"{check}/{name}/cpu{i}.npy")
         got = np.load(f"{check}/{name}/gpu{i}.npy")
@@ -37,11 +43,21 @@ for line in open(f"{check}/cases.txt"):
         want_finite = np.nan_to_num(want.astype(np.float64) if want.dtype != np.uint16 else bf16(want))
         got_finite = np.nan_to_num(got.astype(np.float64) if got.dtype != np.uint16 else bf16(got))
         error = float(np.abs(got_finite - want_finite).max()) / max(float(np.abs(want_finite).max()), 1e-30)
-        worst = max(worst, error)
-        limit = (1e-3 if i == 0 else 5e-2) if tolerance == "step" else float(tolerance)
-        bad += error > limit
+        if error > worst:
+            worst, worst_at = error, i
+        if tolerance in ("step", "bf16"):
+            norm = float(np.linalg.norm(got_finite - want_finite)) / max(
+                float(np.linalg.norm(want_finite)), 1e-30)
+            worst_norm = max(worst_norm, norm if i else 0.0)
+            bad += (error > (1e-3 if tolerance == "step" else 1e-2)) if i == 0 \
+                else norm > 2e-2
+        else:
+            bad += error > float(tolerance)
     failed += bad > 0
-    detail = f"worst relative difference {worst:.2e}" if tolerance != "exact" else "bit-exact required"
+    detail = (f"worst relative difference {worst:.2e} (result {worst_at})"
+              if tolerance != "exact" else "bit-exact required")
+    if tolerance in ("step", "bf16"):
+        detail += f", worst norm-wise {worst_norm:.2e}"
     print(f"{'ok  ' if not bad else 'FAIL'} {name} @{function}: {results} results, "
           f"{identical} bit-identical, {detail}")
 print(f"gpu check: {'FAILED' if failed else 'passed'}")

@@ -60,10 +60,16 @@ static cl::opt<CompileTarget> compileTarget(
                           "gfx950 (MI350X/MI355X) code objects, assembly, "
                           "kernel IR and a kernel report"),
                clEnumValN(CompileTarget::sm90a, "sm_90a",
-                          "NVIDIA Hopper (H100/H200) cubin, PTX and kernel IR "
-                          "(generic kernels; no mxfp4 ops yet)")),
+                          "NVIDIA Hopper (H100/H200) cubin, PTX, kernel IR "
+                          "and the host plan")),
     cl::init(CompileTarget::mlir), cl::sub(compileCommand),
     cl::cat(compileCategory));
+static cl::opt<std::string> compileGemmPrecision(
+    "gemm-precision",
+    cl::desc("sm_90a: high-precision GEMMs on bf16 tensor cores (bf16, "
+             "PyTorch autocast numerics; default) or in f32 with the CPU "
+             "path's numerics (f32, generic kernels)"),
+    cl::init("bf16"), cl::sub(compileCommand), cl::cat(compileCategory));
 static cl::opt<std::string> compileOutDir(
     "out-dir",
     cl::desc("gfx950: write kernels.hsaco, kernels.s and kernels.mlir here"),
@@ -155,8 +161,13 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
   if (!compileReport.empty())
     return fail(llvm::createStringError(
         "--report is for --target=gfx950 (no sm_90a report yet)"));
+  if (compileGemmPrecision != "bf16" && compileGemmPrecision != "f32")
+    return fail(llvm::createStringError("--gemm-precision must be bf16 or "
+                                        "f32, got '" +
+                                        compileGemmPrecision + "'"));
   llvm::Expected<Sm90aArtifact> artifact = compileForSm90a(
-      source, name, compileFile.empty() ? "" : std::string(compileRecipe));
+      source, name, compileFile.empty() ? "" : std::string(compileRecipe),
+      compileGemmPrecision);
   if (!artifact)
     return fail(artifact.takeError());
   if (!compileOutDir.empty()) {

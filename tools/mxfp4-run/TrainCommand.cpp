@@ -91,6 +91,14 @@ TRAIN_OPT(bool, parallel, "parallel",
           cl::desc("Use all cores (results do not depend on it)"),
           cl::init(true));
 
+TRAIN_OPT(std::string, exportGpuRun, "export-gpu-run",
+          cl::desc("Instead of training, write the run's initial weights and "
+                   "every step's token batch for the CUDA runtime "
+                   "(mxfp4-cuda-run --train=DIR), which then trains the "
+                   "step compiled with 'compile --target=sm_90a' exactly as "
+                   "this command would"),
+          cl::value_desc("dir"));
+
 static std::atomic<bool> interrupted{false};
 
 extern "C" void onInterrupt(int) { interrupted.store(true); }
@@ -151,6 +159,14 @@ int mlir::mxfp4::runTrainCommand() {
     options.stopAfter = stopAfter;
   options.telemetry = telemetry;
   options.parallel = parallel;
+  if (!exportGpuRun.empty()) {
+    if (llvm::Error error = exportTrainingRun(options, exportGpuRun))
+      return fail(std::move(error));
+    llvm::outs() << "wrote the initial weights and " << config->totalSteps
+                 << " batches of '" << config->name << "' (seed " << seed
+                 << ") to " << exportGpuRun << "\n";
+    return 0;
+  }
   options.interrupt = &installInterruptHandler();
 
   llvm::errs() << "training Llama '" << config->name << "' ("

@@ -34,9 +34,12 @@ struct Sm90aArtifact {
 
 /// Compiles `source` (after `recipe`, if any) for sm_90a. The CUDA toolkit
 /// (ptxas, libdevice) is found in $MXFP4_CUDA_PATH or /usr/local/cuda.
-llvm::Expected<Sm90aArtifact> compileForSm90a(llvm::StringRef source,
-                                              llvm::StringRef name,
-                                              llvm::StringRef recipe = "");
+/// `gemmPrecision`: "bf16" puts high-precision GEMMs on bf16 tensor cores
+/// (PyTorch autocast numerics), "f32" keeps the CPU path's f32.
+llvm::Expected<Sm90aArtifact>
+compileForSm90a(llvm::StringRef source, llvm::StringRef name,
+                llvm::StringRef recipe = "",
+                llvm::StringRef gemmPrecision = "bf16");
 
 } // namespace mlir::mxfp4
 

@@ -134,6 +134,14 @@ llvm::Expected<TrainReport> train(const TrainOptions &options,
 std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
                                                     uint64_t seed);
 
+/// Writes what a GPU runtime needs to train exactly as `options` would on
+/// the CPU (runtime/cuda, --train=DIR): run.txt (steps, batch, window,
+/// token width, the parameters' names and shapes in argument order), the
+/// initial parameters param<i>.npy from the seed, and batches.bin, every
+/// step's token batch as the CPU trainer draws it (bytes for vocabularies
+/// of at most 256 ids, else little-endian int32).
+llvm::Error exportTrainingRun(const TrainOptions &options, llvm::StringRef dir);
+
 } // namespace mlir::mxfp4
 
 #endif // MXFP4_API_TRAINER_H

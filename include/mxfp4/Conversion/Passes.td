@@ -245,6 +245,63 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// LinalgToNVGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertLinalgMatmulToNVGPUPass
+    : Pass<"convert-linalg-matmul-to-nvgpu", "::mlir::func::FuncOp"> {
+  let summary = "Bufferized linalg.matmul/batch_matmul to bf16 tensor-core "
+                "launches for NVIDIA Hopper";
+  let description = [{
+    Every `linalg.matmul` and `linalg.batch_matmul` on f32 (or bf16 input)
+    buffers, in any transposition its indexing maps express, becomes one
+    `gpu.launch` of a 128 x 128 block GEMM: per K step of 64 each thread
+    loads 32 contiguous elements of each operand (along K or along the rows,
+    whichever is contiguous in memory), rounds them to bf16 with ties to
+    even into shared memory, and the block multiplies them with
+    `ldmatrix` (transposed for row-contiguous operands) and
+    `mma.sync.m16n8k16` into f32 accumulators, which are added to the
+    output. These are the numerics of PyTorch's bf16 autocast, not the f32
+    of the CPU path. Contractions it does not cover (non-unit innermost
+    strides, contiguous extents that are not multiples of 32, odd N, other
+    element types) are left for `convert-linalg-to-gpu-launch`.
+
+    Example:
+
+    ```mlir
+    // Before
+    linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                   affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : memref<2048x256xf32>, memref<768x256xf32>)
+        outs(%y : memref<2048x768xf32>)
+    // After (abridged)
+    gpu.launch blocks(%bx, %by, %bz) in (%g = %c96, %b = %c1, %z = %c1)
+               threads(%tx, %ty, %tz) in (%t = %c256, ...)
+               workgroup(%sa : memref<9216xbf16, #gpu.address_space<workgroup>>,
+                         %sb : memref<9216xbf16, #gpu.address_space<workgroup>>) {
+      %r = scf.for %s = %c0 to %c4 step %c1 iter_args(...) {
+        ... vector.load %x[...] : memref<2048x256xf32>, vector<32xf32>
+        ... arith.truncf ... to vector<32xbf16> ... vector.store ... %sa ...
+        ... nvvm.ldmatrix ... nvvm.mma.sync ...
+      }
+      ... vector.store ... %y[...] : memref<2048x768xf32>, vector<2xf32>
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // LinalgToGPU
 //===----------------------------------------------------------------------===//
 

@@ -80,8 +80,10 @@ void buildGfx950KernelPipeline(OpPassManager &pm,
 
 /// Bufferizes a tensor program and gives every linalg op a generic GPU
 /// kernel (convert-linalg-to-gpu-launch), all kernels in one gpu.module
-/// @mxfp4_kernels: target-independent.
-void buildGenericGpuKernelPipeline(OpPassManager &pm);
+/// @mxfp4_kernels: target-independent. `tuned` adds a target's function
+/// passes between bufferization and the generic kernels.
+void buildGenericGpuKernelPipeline(
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned = {});
 
 struct Sm90aPipelineOptions
     : public PassPipelineOptions<Sm90aPipelineOptions> {
@@ -99,6 +101,13 @@ struct Sm90aPipelineOptions
                      "and give those generic kernels (else functions of "
                      "mxfp4 ops become flat host functions)"),
       llvm::cl::init(true)};
+  Option<std::string> gemmPrecision{
+      *this, "gemm-precision",
+      llvm::cl::desc("High-precision GEMMs (linalg.matmul/batch_matmul): bf16 "
+                     "(operands rounded to bf16 on tensor cores, f32 "
+                     "accumulation, as PyTorch's autocast) or f32 (the CPU "
+                     "path's numerics, generic kernels)"),
+      llvm::cl::init("bf16")};
 };
 
 /// A tensor program to kernels for NVIDIA Hopper (sm_90a): mxfp4 kernels

@@ -27,7 +27,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::mxfp4 {
@@ -69,7 +71,34 @@ static Value openLaunch(OpBuilder &b, Location loc, int64_t points,
   return id;
 }
 
-/// One launch for a linalg.generic on buffers.
+
+/// Work-items that keep an H200 or MI355X busy: reductions with fewer
+/// output points than this are split (see `launchGeneric`).
+constexpr int64_t kBusyWorkItems = 1 << 18;
+
+/// True if every output of `op` is a sum: the payload yields
+/// `addf(out, x)` with `out` used nowhere else. Such reductions may be
+/// split and their partial sums added afterwards.
+static bool isSumReduction(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    BlockArgument out = body.getArgument(op.getNumDpsInputs() + i);
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!add || !out.hasOneUse() ||
+        (add.getLhs() != out && add.getRhs() != out) ||
+        !out.getType().isF32())
+      return false;
+  }
+  return true;
+}
+
+/// One launch for a linalg.generic on buffers; two for a sum over a large
+/// space into few points (a gradient norm, a loss, a bias gradient): there
+/// one work-item per output point would leave the device idle, so `slices`
+/// work-items per point each sum a contiguous chunk of the (linearized)
+/// reduction space into a partial buffer, and a second launch adds the
+/// partials to the output in slice order.
 static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -94,9 +123,32 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
           llvm::any_of(view.getStaticStrides(), ShapedType::isDynamic))
         return op.emitError("generic GPU lowering: only static, "
                             "rank-preserving subviews of plain buffers");
+  int64_t reductionSize = 1;
+  for (int64_t d : reduction)
+    reductionSize *= ranges[d];
+  int64_t slices = 1;
+  if (!reduction.empty() && points < kBusyWorkItems / 4 &&
+      reductionSize >= 1024 && isSumReduction(op))
+    slices = std::min(kBusyWorkItems / points, reductionSize / 64);
+  int64_t chunk = (reductionSize + slices - 1) / slices;
+
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
-  Value id = openLaunch(b, loc, points);
+  SmallVector<Value> partials;
+  if (slices > 1)
+    for (Value init : op.getDpsInits())
+      partials.push_back(memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({slices, points},
+                          cast<MemRefType>(init.getType()).getElementType())));
+  Value id = openLaunch(b, loc, points * slices);
+  Value slice;
+  if (slices > 1) {
+    Value pointCount = arith::ConstantIndexOp::create(b, loc, points);
+    slice = arith::DivUIOp::create(b, loc, id, pointCount);
+    id = arith::RemUIOp::create(b, loc, id, pointCount);
+  }
+  Value point = id;
 
   // Row-major delinearization of the parallel dimensions.
   SmallVector<Value> ivs(ranges.size());
@@ -159,9 +211,70 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
 
   SmallVector<Value> inits;
   for (OpOperand &output : op.getDpsInitsMutable())
-    inits.push_back(load(&output));
+    inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
+                                     b, loc, b.getF32FloatAttr(0.0f)))
+                               : load(&output));
   SmallVector<Value> results;
-  if (reduction.empty()) {
+  if (slices > 1) {
+    // This slice's chunk of the linearized reduction space, in order.
+    Value first = arith::MulIOp::create(
+        b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk));
+    Value last = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, first,
+                              arith::ConstantIndexOp::create(b, loc, chunk)),
+        arith::ConstantIndexOp::create(b, loc, reductionSize));
+    auto loop = scf::ForOp::create(b, loc, first, last,
+                                   arith::ConstantIndexOp::create(b, loc, 1),
+                                   inits);
+    b.setInsertionPointToStart(loop.getBody());
+    Value r = loop.getInductionVar();
+    for (int64_t d : llvm::reverse(reduction)) {
+      Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+      ivs[d] = arith::RemUIOp::create(b, loc, r, size);
+      r = arith::DivUIOp::create(b, loc, r, size);
+    }
+    scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
+    b.setInsertionPointAfter(loop);
+    for (auto [partial, result] : llvm::zip(partials, loop.getResults()))
+      memref::StoreOp::create(b, loc, result, partial,
+                              ValueRange{slice, point});
+    for (int64_t d : reduction)
+      ivs[d] = {};
+    // The partials into the outputs, one work-item a point.
+    Operation *parent = b.getInsertionBlock()->getParentOp();
+    auto partialLaunch = isa<gpu::LaunchOp>(parent)
+                             ? cast<gpu::LaunchOp>(parent)
+                             : parent->getParentOfType<gpu::LaunchOp>();
+    b.setInsertionPointAfter(partialLaunch);
+    Value p = openLaunch(b, loc, points);
+    rest = p;
+    for (int64_t d : llvm::reverse(parallel)) {
+      Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+      ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+    SmallVector<Value> outs;
+    for (OpOperand &output : op.getDpsInitsMutable())
+      outs.push_back(load(&output));
+    auto sum = scf::ForOp::create(b, loc,
+                                  arith::ConstantIndexOp::create(b, loc, 0),
+                                  arith::ConstantIndexOp::create(b, loc, slices),
+                                  arith::ConstantIndexOp::create(b, loc, 1),
+                                  outs);
+    {
+      OpBuilder::InsertionGuard sumGuard(b);
+      b.setInsertionPointToStart(sum.getBody());
+      SmallVector<Value> next;
+      for (auto [partial, acc] : llvm::zip(partials, sum.getRegionIterArgs()))
+        next.push_back(arith::AddFOp::create(
+            b, loc, acc,
+            memref::LoadOp::create(b, loc, partial,
+                                   ValueRange{sum.getInductionVar(), p})));
+      scf::YieldOp::create(b, loc, next);
+    }
+    results = SmallVector<Value>(sum.getResults());
+  } else if (reduction.empty()) {
     results = payload(inits);
   } else {
     // Reduction dimensions as a loop nest carrying the accumulators.
@@ -243,6 +356,63 @@ static void freeAfterLastUse(Block &entry) {
   }
 }
 
+
+/// A loop `for t { prefix; for d < D { body } }` whose inner iterations
+/// touch memory only at last index `d` (the embedding gradient's
+/// scatter-add: dE[id(t), d] += dX[t, d]) runs as D work-items, each
+/// looping over t in order: no two work-items touch one element and each
+/// element sees the sequential order, so the result is the sequential one.
+static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
+  if (outer.getNumResults() != 0)
+    return false;
+  Block *body = outer.getBody();
+  if (body->getOperations().size() < 2)
+    return false;
+  auto inner = dyn_cast<scf::ForOp>(*std::prev(body->end(), 2));
+  if (!inner || inner.getNumResults() != 0)
+    return false;
+  std::optional<int64_t> lower = getConstantIntValue(inner.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(inner.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(inner.getStep());
+  if (!lower || !upper || !step || *lower != 0 || *step != 1)
+    return false;
+  for (Operation &op : body->without_terminator())
+    if (&op != inner && !isPure(&op) && !isa<memref::LoadOp>(op))
+      return false;
+  Value d = inner.getInductionVar();
+  for (Operation &op : inner.getBody()->without_terminator()) {
+    if (op.getNumRegions())
+      return false;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      indices = store.getIndices();
+    else if (!isPure(&op))
+      return false;
+    else
+      continue;
+    if (indices.empty() || indices.back() != d ||
+        llvm::is_contained(indices.drop_back(), d))
+      return false;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(outer);
+  Value id = openLaunch(b, outer.getLoc(), *upper);
+  IRMapping mapping;
+  auto loop = cast<scf::ForOp>(b.clone(*outer, mapping));
+  auto clonedInner =
+      cast<scf::ForOp>(*std::prev(loop.getBody()->end(), 2));
+  b.setInsertionPoint(clonedInner);
+  IRMapping innerMapping;
+  innerMapping.map(clonedInner.getInductionVar(), id);
+  for (Operation &op : clonedInner.getBody()->without_terminator())
+    b.clone(op, innerMapping);
+  clonedInner.erase();
+  outer.erase();
+  return true;
+}
+
 namespace {
 
 struct ConvertLinalgToGPULaunchPass
@@ -293,6 +463,9 @@ struct ConvertLinalgToGPULaunchPass
         return signalPassFailure();
       generic.erase();
     }
+
+    for (auto loop : llvm::make_early_inc_range(entry.getOps<scf::ForOp>()))
+      launchColumnLoop(b, loop);
 
     // What is left and touches memory runs on one work-item, and so does
     // scalar arithmetic on values read from memory (the global gradient

@@ -17,14 +17,14 @@
 // step: a byte of two codes indexes a 256-entry table of bf16 pairs, and one
 // `mul.bf16x2` applies the scale (byte 255 makes the block NaN).
 //
-// Block tile 128 x 128 x 64, 8 warps in a 2 x 4 grid (64 x 32 each: 4 x 4
-// mma tiles), operands through `ldmatrix` from a padded layout (row stride
-// 72 bf16: conflict-free), the next step's global loads issued before this
-// step's MMAs. Ragged M and N are guarded; K is a multiple of 32.
+// The MMAs are TensorCore.h's (128 x 128 block tiles, K steps of 64, 8
+// warps); the next step's global loads are issued before this step's MMAs.
+// Ragged M and N are guarded; K is a multiple of 32.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TensorCore.h"
 
 #include "../MXFP4ToLinalg/Numerics.h"
 
@@ -41,9 +41,6 @@ using namespace mlir::mxfp4::kernels;
 using namespace mlir::mxfp4::sm90;
 namespace num = mlir::mxfp4::numerics;
 
-static constexpr int64_t kTile = 128, kStepK = 64, kStride = kStepK + 8;
-static constexpr int64_t kWarpsM = 2, kWarpsN = 4;
-static constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -73,9 +70,6 @@ private:
   /// Expands a block into the shared tile at `offset` (elements).
   void expandBlock(Value codes, Value scale, Value table, Value tile,
                    Value offset);
-  /// An `!llvm.ptr<3>` to element `offset` of shared memref `tile`.
-  Value sharedPointer(Value tile, Value offset);
-  SmallVector<Value> ldmatrix(Value tile, Value offset);
   void epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
                 Value rowBase, Value colBase);
 
@@ -180,68 +174,31 @@ void GemmBuilder::expandBlock(Value codes, Value scale, Value table,
   }
 }
 
-Value GemmBuilder::sharedPointer(Value tile, Value offset) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile);
-  Value address = kb.add(base, kb.mul(offset, 2));
-  Value address32 =
-      arith::IndexCastOp::create(b, loc, b.getI32Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address32);
-}
-
-SmallVector<Value> GemmBuilder::ldmatrix(Value tile, Value offset) {
-  Type i32 = b.getI32Type();
-  auto structType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(4, i32));
-  Value m = NVVM::LdMatrixOp::create(
-      b, loc, structType, sharedPointer(tile, offset), 4,
-      NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-      NVVM::LdStMatrixEltType::B16);
-  SmallVector<Value> regs;
-  for (int64_t i = 0; i < 4; ++i)
-    regs.push_back(LLVM::ExtractValueOp::create(b, loc, m, i));
-  return regs;
-}
-
 void GemmBuilder::epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
                            Value rowBase, Value colBase) {
   Type f32 = b.getF32Type();
-  Value lane = kb.rem(kb.threadId(), 32);
-  Value g = kb.div(lane, 4), t = kb.rem(lane, 4);
+  // Adjacent columns are stored as pairs when a row has an even length.
   bool pairs = c.n % 2 == 0;
-  for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
-    for (int64_t ni = 0; ni < kWarpN / 8; ++ni)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value d = accumulators[mi * (kWarpN / 8) + ni];
-        Value row = kb.add(rowBase, kb.add(g, mi * 16 + half * 8));
-        Value col = kb.add(colBase, kb.add(kb.mul(t, 2), ni * 8));
-        SmallVector<Value> v = {
-            vector::ExtractOp::create(b, loc, d, 2 * half),
-            vector::ExtractOp::create(b, loc, d, 2 * half + 1)};
-        for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
-          Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
-          Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
-          Type type = pairs ? Type(VectorType::get({2}, f32)) : f32;
-          Value value = pairs ? Value(vector::FromElementsOp::create(
-                                    b, loc, VectorType::get({2}, f32), v))
-                              : v[e];
-          if (acc) {
-            Type accType = pairs ? Type(VectorType::get({2}, c.accType))
-                                 : c.accType;
-            Value prior = kb.load(accType, acc, valid, at, c.m * c.n);
-            if (!c.accType.isF32())
-              prior = arith::ExtFOp::create(b, loc, type, prior);
-            value = arith::AddFOp::create(b, loc, prior, value);
-          }
-          if (!c.resultType.isF32())
-            value = arith::TruncFOp::create(
-                b, loc,
-                pairs ? Type(VectorType::get({2}, c.resultType))
-                      : c.resultType,
-                value);
-          kb.store(value, out, valid, at, c.m * c.n);
-        }
+  forEachAccumulatorPair(kb, accumulators, rowBase, colBase,
+                         [&](Value row, Value col, Value pair) {
+    for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
+      Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
+      Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
+      auto shaped = [&](Type t) -> Type {
+        return pairs ? Type(VectorType::get({2}, t)) : t;
+      };
+      Value value = pairs ? pair : vector::ExtractOp::create(b, loc, pair, e);
+      if (acc) {
+        Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n);
+        if (!c.accType.isF32())
+          prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
+        value = arith::AddFOp::create(b, loc, prior, value);
       }
+      if (!c.resultType.isF32())
+        value = arith::TruncFOp::create(b, loc, shaped(c.resultType), value);
+      kb.store(value, out, valid, at, c.m * c.n);
+    }
+  });
 }
 
 void GemmBuilder::build(gpu::GPUFuncOp func) {
@@ -271,7 +228,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   Value n0 = kb.mul(kb.rem(kb.blockId(), tilesN), kTile);
   // Loading: thread t expands row t / 2, K block t % 2 of the step.
   Value loadRow = kb.div(tid, 2), loadHalf = kb.rem(tid, 2);
-  Value tileOffset = kb.add(kb.mul(loadRow, kStride), kb.mul(loadHalf, 32));
+  Value tileOffset = SharedTile{aTile, true}.offset(kb, loadRow,
+                                                   kb.mul(loadHalf, 32));
   auto load = [&](Value step) {
     Value kBlock = kb.add(kb.mul(step, 2), loadHalf);
     auto [ac, as] = loadBlock(aValues, aScales, kb.add(m0, loadRow), kBlock,
@@ -281,22 +239,11 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     return SmallVector<Value>{ac, as, bc, bs};
   };
 
-  Value warp = kb.div(tid, 32), lane = kb.rem(tid, 32);
+  Value warp = kb.div(tid, 32);
   Value wm = kb.div(warp, kWarpsN), wn = kb.rem(warp, kWarpsN);
-  // ldmatrix rows: A lanes 0-15 rows 0-15 at k 0, lanes 16-31 at k 8; B
-  // lanes take n rows lane % 8 (+ 8 for lanes 16-31), k 8 for lanes 8-15
-  // and 24-31.
-  Value aLane = kb.add(kb.mul(kb.add(kb.mul(wm, kWarpM), kb.rem(lane, 16)),
-                              kStride),
-                       kb.mul(kb.div(lane, 16), 8));
-  Value bLane = kb.add(
-      kb.mul(kb.add(kb.mul(wn, kWarpN),
-                    kb.add(kb.rem(lane, 8), kb.mul(kb.div(lane, 16), 8))),
-             kStride),
-      kb.mul(kb.rem(kb.div(lane, 8), 2), 8));
 
   auto accType = VectorType::get({4}, f32);
-  int64_t tiles = (kWarpM / 16) * (kWarpN / 8);
+  int64_t tiles = kAccumulators;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
   SmallVector<Value> inits(tiles, zero);
   SmallVector<Value> first = load(kb.idx(0));
@@ -318,37 +265,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     // The next step's global loads fly while the tensor cores work.
     SmallVector<Value> next = load(kb.add(step, 1));
     SmallVector<Value> accumulators(carried.take_front(tiles));
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    for (int64_t kk = 0; kk < kStepK / 16; ++kk) {
-      SmallVector<SmallVector<Value>> aFrags, bFrags;
-      for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
-        aFrags.push_back(
-            ldmatrix(aTile, kb.add(aLane, mi * 16 * kStride + kk * 16)));
-      for (int64_t nj = 0; nj < kWarpN / 16; ++nj)
-        bFrags.push_back(
-            ldmatrix(bTile, kb.add(bLane, nj * 16 * kStride + kk * 16)));
-      for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
-        for (int64_t ni = 0; ni < kWarpN / 8; ++ni) {
-          Value &d = accumulators[mi * (kWarpN / 8) + ni];
-          SmallVector<Value> cIn;
-          for (int64_t e = 0; e < 4; ++e)
-            cIn.push_back(vector::ExtractOp::create(b, loc, d, e));
-          ArrayRef<Value> bRegs = ArrayRef<Value>(bFrags[ni / 2])
-                                      .slice((ni % 2) * 2, 2);
-          Value r = NVVM::MmaOp::create(
-              b, loc, resultType, aFrags[mi], bRegs, cIn, {16, 8, 16},
-              std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                            NVVM::MMATypes::bf16},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          SmallVector<Value> outs;
-          for (int64_t e = 0; e < 4; ++e)
-            outs.push_back(LLVM::ExtractValueOp::create(b, loc, r, e));
-          d = vector::FromElementsOp::create(b, loc, accType, outs);
-        }
-    }
+    mmaStep(kb, SharedTile{aTile, true}, SharedTile{bTile, true}, wm, wn,
+            accumulators);
     SmallVector<Value> yields(accumulators);
     yields.append(next);
     scf::YieldOp::create(b, loc, yields);
@@ -373,10 +291,10 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
   SmallVector<Type> shared = {
       workgroupBuffer(ctx, 256, b.getI32Type()),
-      workgroupBuffer(ctx, kTile * kStride, b.getBF16Type()),
-      workgroupBuffer(ctx, kTile * kStride, b.getBF16Type())};
+      workgroupBuffer(ctx, SharedTile::elements(true), b.getBF16Type()),
+      workgroupBuffer(ctx, SharedTile::elements(true), b.getBF16Type())};
   gpu::GPUFuncOp func =
-      createKernel(b, loc, module, name, args, shared, kGemmThreads);
+      createKernel(b, loc, module, name, args, shared, kBlockThreads);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);

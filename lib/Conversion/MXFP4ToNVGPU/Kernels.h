@@ -18,9 +18,6 @@
 
 namespace mlir::mxfp4::sm90 {
 
-/// Threads per block of the GEMM: 8 warps.
-constexpr int64_t kGemmThreads = 256;
-
 /// C[M, N] (+)= A[M, K] * B[N, K]^T on FP4 operands with canonical scales.
 struct GemmConfig {
   int64_t m, n, k;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TensorCore.h"
 
 #include "../MXFP4ToGPUCommon/FunctionConverter.h"
 
@@ -56,7 +57,7 @@ static KernelTarget getSm90Target() {
       OpBuilder kb(b.getContext());
       kernel = sm90::buildGemmKernel(kb, loc, module, name, config);
     }
-    return {kernel, sm90::gemmBlocks(config), sm90::kGemmThreads};
+    return {kernel, sm90::gemmBlocks(config), sm90::kBlockThreads};
   };
   return target;
 }

@@ -123,3 +123,58 @@ func.func @lifetimes(%a: memref<64xf32>) -> memref<64xf32> {
   }
   return %r : memref<64xf32>
 }
+
+// -----
+
+// A sum over a large space into few points (a gradient norm): split into
+// slices that write partial sums, then a second launch adds them to the
+// output in slice order.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<64x64xf32>
+// CHECK: gpu.launch
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %[[PARTIAL]][%{{.*}}, %{{.*}}] : memref<64x64xf32>
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK: memref.load %[[PARTIAL]]
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func @sum_of_squares(%x: memref<64x4096xf32>, %y: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x4096xf32>) outs(%y : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The embedding gradient's scatter-add: one work-item per column, each
+// looping over the tokens in order (the sequential result, in parallel).
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: scf.for %[[T:.*]] = %c0 to %c2048 step %c1 {
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[TX]]] : memref<256x256xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[ROW]], %[[TX]]] : memref<256x256xf32>
+func.func @scatter_add(%tok: memref<2048xi32>, %dx: memref<2048x256xf32>, %de: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2048 = arith.constant 2048 : index
+  %c256 = arith.constant 256 : index
+  scf.for %t = %c0 to %c2048 step %c1 {
+    %v = memref.load %tok[%t] : memref<2048xi32>
+    %i = arith.index_cast %v : i32 to index
+    scf.for %d = %c0 to %c256 step %c1 {
+      %a = memref.load %de[%i, %d] : memref<256x256xf32>
+      %b = memref.load %dx[%t, %d] : memref<2048x256xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %de[%i, %d] : memref<256x256xf32>
+    }
+  }
+  return
+}

@@ -1,0 +1,325 @@
+//===- LinalgToNVGPU.cpp - linalg contractions on Hopper tensor cores ------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The training step's high-precision GEMMs (linear layers outside the MXFP4
+// recipe's reach, attention's QK^T and PV, and their gradients) are
+// linalg.matmul / linalg.batch_matmul on f32 buffers, in any of the
+// transpositions their indexing maps allow. The generic lowering gives them
+// one work-item per output element; here each becomes a `gpu.launch` of
+// TensorCore.h's block GEMM: every K step loads 32 contiguous elements a
+// thread (along K or along the rows, whichever is contiguous in memory),
+// rounds them to bf16 (ties to even) into shared memory, and multiplies on
+// `mma.sync` with f32 accumulation: PyTorch's bf16 autocast numerics.
+//
+// Contractions this kernel does not cover (a non-unit innermost stride,
+// sizes that are not multiples of 32, other element types) are left to the
+// generic lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/Conversion/Passes.h"
+
+#include "../MXFP4ToNVGPU/TensorCore.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::mxfp4 {
+#define GEN_PASS_DEF_CONVERTLINALGMATMULTONVGPUPASS
+#include "mxfp4/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp4
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::kernels;
+using namespace mlir::mxfp4::sm90;
+
+namespace {
+
+/// How an operand's memref is indexed: which memref dimension holds the
+/// batch (or -1), the rows (M for A, N for B, M for C) and K (or N for C).
+struct OperandLayout {
+  Value memref;
+  int64_t batchDim = -1, rowDim, kDim;
+  /// The innermost dimension is K (else the rows).
+  bool kContiguous() const {
+    return kDim == cast<MemRefType>(memref.getType()).getRank() - 1;
+  }
+};
+
+/// A contraction C[b, m, n] += A[b, m, k] * B[b, n, k] in some layout.
+struct Contraction {
+  OperandLayout a, b, c;
+  int64_t batch = 1, m, n, k;
+};
+
+} // namespace
+
+/// The memref dimension of `operand` that loop dimension `dim` indexes, or
+/// -1.
+static int64_t memrefDim(AffineMap map, unsigned dim) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == dim)
+      return i;
+  return -1;
+}
+
+/// True if `memref` is f32 (or bf16 for inputs) with a static shape and a
+/// unit innermost stride.
+static bool isSupportedBuffer(Value memref, bool input) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  Type e = type.getElementType();
+  if (!e.isF32() && !(input && e.isBF16()))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return !strides.empty() && strides.back() == 1;
+}
+
+static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+      !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned bDim = dims->batch.empty() ? ~0u : dims->batch[0];
+  auto layout = [&](Value memref, AffineMap map, unsigned row,
+                    unsigned col) -> std::optional<OperandLayout> {
+    OperandLayout l;
+    l.memref = memref;
+    l.batchDim = dims->batch.empty() ? -1 : memrefDim(map, bDim);
+    l.rowDim = memrefDim(map, row);
+    l.kDim = memrefDim(map, col);
+    int64_t rank = map.getNumResults();
+    if (l.rowDim < 0 || l.kDim < 0 || (!dims->batch.empty() && l.batchDim != 0) ||
+        rank != (dims->batch.empty() ? 2 : 3))
+      return std::nullopt;
+    return l;
+  };
+  Contraction c;
+  auto a = layout(op.getDpsInputs()[0], maps[0], dims->m[0], dims->k[0]);
+  auto b = layout(op.getDpsInputs()[1], maps[1], dims->n[0], dims->k[0]);
+  auto out = layout(op.getDpsInits()[0], maps[2], dims->m[0], dims->n[0]);
+  if (!a || !b || !out || !out->kContiguous())
+    return std::nullopt;
+  c.a = *a;
+  c.b = *b;
+  c.c = *out;
+  c.m = ranges[dims->m[0]];
+  c.n = ranges[dims->n[0]];
+  c.k = ranges[dims->k[0]];
+  if (!dims->batch.empty())
+    c.batch = ranges[bDim];
+  if (!isSupportedBuffer(c.a.memref, true) ||
+      !isSupportedBuffer(c.b.memref, true) ||
+      !isSupportedBuffer(c.c.memref, false))
+    return std::nullopt;
+  // Every thread's 32 contiguous elements are all in range or all out.
+  auto contiguousSize = [&](const OperandLayout &l, int64_t rows) {
+    return l.kContiguous() ? c.k : rows;
+  };
+  if (contiguousSize(c.a, c.m) % 32 || contiguousSize(c.b, c.n) % 32 ||
+      c.n % 2)
+    return std::nullopt;
+  return c;
+}
+
+namespace {
+
+/// Emits one contraction's launch.
+class GemmEmitter {
+public:
+  GemmEmitter(OpBuilder &b, Location loc, const Contraction &c)
+      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c) {}
+
+  void emit();
+
+private:
+  /// The memref indices of (batch, row, k) of `l`.
+  SmallVector<Value> indices(const OperandLayout &l, Value batch, Value row,
+                             Value k);
+  /// Thread `tid`'s 32 contiguous elements of `l`'s tile at (row0, k0),
+  /// f32, zeros outside.
+  Value loadSegment(const OperandLayout &l, int64_t rows, Value batch,
+                    Value row0, Value k0, Value tid);
+  /// Rounds a segment to bf16 and stores it into the shared tile.
+  void storeSegment(Value segment, const SharedTile &tile, Value tid);
+  /// The (row, k) in the tile where thread `tid`'s segment starts.
+  std::pair<Value, Value> segmentOrigin(bool kContiguous, Value tid);
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder kb;
+  const Contraction &c;
+};
+
+} // namespace
+
+SmallVector<Value> GemmEmitter::indices(const OperandLayout &l, Value batch,
+                                        Value row, Value k) {
+  SmallVector<Value> idx(cast<MemRefType>(l.memref.getType()).getRank());
+  if (l.batchDim >= 0)
+    idx[l.batchDim] = batch;
+  idx[l.rowDim] = row;
+  idx[l.kDim] = k;
+  return idx;
+}
+
+std::pair<Value, Value> GemmEmitter::segmentOrigin(bool kContiguous,
+                                                   Value tid) {
+  // K contiguous: row t / 2, K 32 (t % 2); else K row t / 4, rows 32 (t % 4).
+  if (kContiguous)
+    return {kb.div(tid, 2), kb.mul(kb.rem(tid, 2), 32)};
+  return {kb.mul(kb.rem(tid, 4), 32), kb.div(tid, 4)};
+}
+
+Value GemmEmitter::loadSegment(const OperandLayout &l, int64_t rows,
+                               Value batch, Value row0, Value k0, Value tid) {
+  auto [row, k] = segmentOrigin(l.kContiguous(), tid);
+  row = kb.add(row0, row);
+  k = kb.add(k0, k);
+  Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
+  Value zero = kb.idx(0);
+  SmallVector<Value> at = indices(l, batch, kb.select(valid, row, zero),
+                                  kb.select(valid, k, zero));
+  Type element = cast<MemRefType>(l.memref.getType()).getElementType();
+  auto vecType = VectorType::get({32}, element);
+  Value v = vector::LoadOp::create(b, loc, vecType, l.memref, at,
+                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
+  Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+  return kb.select(valid, v, zeros);
+}
+
+void GemmEmitter::storeSegment(Value segment, const SharedTile &tile,
+                               Value tid) {
+  auto [row, k] = segmentOrigin(tile.kContiguous, tid);
+  auto bf16Type = VectorType::get({32}, b.getBF16Type());
+  if (!cast<VectorType>(segment.getType()).getElementType().isBF16())
+    segment = arith::TruncFOp::create(b, loc, bf16Type, segment);
+  Value offset = tile.offset(kb, row, k);
+  for (int64_t q = 0; q < 4; ++q) {
+    SmallVector<int64_t> lanes;
+    for (int64_t i = 0; i < 8; ++i)
+      lanes.push_back(8 * q + i);
+    Value chunk = vector::ShuffleOp::create(b, loc, segment, segment, lanes);
+    vector::StoreOp::create(b, loc, chunk, tile.memref,
+                            ValueRange{kb.add(offset, 8 * q)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+void GemmEmitter::emit() {
+  MLIRContext *ctx = b.getContext();
+  int64_t tilesM = (c.m + kTile - 1) / kTile, tilesN = (c.n + kTile - 1) / kTile;
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), one,
+      kb.idx(kBlockThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
+      /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange(),
+      TypeRange{
+          workgroupBuffer(ctx, SharedTile::elements(c.a.kContiguous()),
+                          b.getBF16Type()),
+          workgroupBuffer(ctx, SharedTile::elements(c.b.kContiguous()),
+                          b.getBF16Type())});
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  SharedTile aTile{launch.getWorkgroupAttributions()[0], c.a.kContiguous()};
+  SharedTile bTile{launch.getWorkgroupAttributions()[1], c.b.kContiguous()};
+
+  Value tid = launch.getThreadIds().x;
+  Value batch = launch.getBlockIds().y;
+  Value m0 = kb.mul(kb.div(launch.getBlockIds().x, tilesN), kTile);
+  Value n0 = kb.mul(kb.rem(launch.getBlockIds().x, tilesN), kTile);
+  Value warp = kb.div(tid, 32);
+  Value wm = kb.div(warp, kWarpsN), wn = kb.rem(warp, kWarpsN);
+
+  auto load = [&](Value k0) {
+    return SmallVector<Value>{loadSegment(c.a, c.m, batch, m0, k0, tid),
+                              loadSegment(c.b, c.n, batch, n0, k0, tid)};
+  };
+  auto accType = VectorType::get({4}, b.getF32Type());
+  SmallVector<Value> inits(
+      kAccumulators, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
+  inits.append(load(kb.idx(0)));
+  int64_t steps = (c.k + kStepK - 1) / kStepK;
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(steps), one, inits);
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    auto carried = loop.getRegionIterArgs();
+    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
+    storeSegment(carried[kAccumulators], aTile, tid);
+    storeSegment(carried[kAccumulators + 1], bTile, tid);
+    gpu::BarrierOp::create(b, loc);
+    // The next step's loads fly while the tensor cores work.
+    SmallVector<Value> next =
+        load(kb.mul(kb.add(loop.getInductionVar(), 1), kStepK));
+    SmallVector<Value> acc(carried.take_front(kAccumulators));
+    mmaStep(kb, aTile, bTile, wm, wn, acc);
+    acc.append(next);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  SmallVector<Value> acc(loop.getResults().take_front(kAccumulators));
+  forEachAccumulatorPair(
+      kb, acc, kb.add(m0, kb.mul(wm, kWarpM)), kb.add(n0, kb.mul(wn, kWarpN)),
+      [&](Value row, Value col, Value pair) {
+        Value valid = kb.andI(kb.lt(row, c.m), kb.lt(col, c.n));
+        auto guard = scf::IfOp::create(b, loc, valid, false);
+        OpBuilder::InsertionGuard inIf(b);
+        b.setInsertionPointToStart(guard.thenBlock());
+        SmallVector<Value> at = indices(c.c, batch, row, col);
+        auto pairType = VectorType::get({2}, b.getF32Type());
+        Value prior = vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
+        vector::StoreOp::create(b, loc,
+                                arith::AddFOp::create(b, loc, prior, pair),
+                                c.c.memref, at);
+      });
+}
+
+namespace {
+
+struct ConvertLinalgMatmulToNVGPUPass
+    : mxfp4::impl::ConvertLinalgMatmulToNVGPUPassBase<
+          ConvertLinalgMatmulToNVGPUPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::LinalgOp, Contraction>> found;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (std::optional<Contraction> c = matchContraction(op))
+        found.push_back({op, *c});
+    });
+    OpBuilder b(&getContext());
+    for (auto &[op, contraction] : found) {
+      b.setInsertionPoint(op);
+      GemmEmitter(b, op.getLoc(), contraction).emit();
+      op->erase();
+    }
+  }
+};
+
+} // namespace

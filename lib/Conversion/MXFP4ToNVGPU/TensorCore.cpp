@@ -1,0 +1,129 @@
+//===- TensorCore.cpp - warp-level bf16 MMAs on Hopper --------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Fragment layouts of mma.m16n8k16 (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16 with floating point type"): A's four registers hold the 8 x 8
+// matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+// (rows 8-15, k 8-15); an `ldmatrix.x4` over two n8 tiles of B gives (n 0-7,
+// k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15). Lane 8q + r
+// addresses row r of matrix q; a transposed tile ([k][rows]) is read with
+// `ldmatrix.trans`, whose lanes address its k rows instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorCore.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::kernels;
+using namespace mlir::mxfp4::sm90;
+
+Value SharedTile::offset(KernelBuilder &kb, Value row, Value k) const {
+  return kContiguous ? kb.add(kb.mul(row, stride()), k)
+                     : kb.add(kb.mul(k, stride()), row);
+}
+
+/// The four registers of an `ldmatrix.x4` of the 16 x 16 sub-tile at
+/// (row, k); `aOrder` orders the matrices as A's fragment, else as two n8
+/// tiles of B.
+static SmallVector<Value> loadFragment(KernelBuilder &kb, const SharedTile &t,
+                                       Value row, Value k, bool aOrder) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value lane = kb.rem(kb.threadId(), 32);
+  Value q = kb.div(lane, 8), r = kb.rem(lane, 8);
+  Value rowHi = aOrder ? kb.rem(q, 2) : kb.div(q, 2);
+  Value kHi = aOrder ? kb.div(q, 2) : kb.rem(q, 2);
+  Value laneRow = t.kContiguous ? kb.add(kb.mul(rowHi, 8), r) : kb.mul(rowHi, 8);
+  Value laneK = t.kContiguous ? kb.mul(kHi, 8) : kb.add(kb.mul(kHi, 8), r);
+  Value element = t.offset(kb, kb.add(row, laneRow), kb.add(k, laneK));
+
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, t.memref);
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), kb.add(base, kb.mul(element, 2)));
+  Value pointer = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+  Type i32 = b.getI32Type();
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+  Value m = NVVM::LdMatrixOp::create(
+      b, loc, structType, pointer, 4,
+      t.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < 4; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, m, i));
+  return regs;
+}
+
+void sm90::mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
+                   Value warpM, Value warpN, SmallVectorImpl<Value> &acc) {
+  OpBuilder &ob = kb.builder();
+  Location loc = kb.location();
+  Type f32 = ob.getF32Type();
+  auto accType = VectorType::get({4}, f32);
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(ob.getContext(), {f32, f32, f32, f32});
+  Value rowA = kb.mul(warpM, kWarpM), rowB = kb.mul(warpN, kWarpN);
+  for (int64_t kk = 0; kk < kStepK; kk += 16) {
+    SmallVector<SmallVector<Value>> aFrags, bFrags;
+    for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+      aFrags.push_back(loadFragment(kb, a, kb.add(rowA, mi * 16), kb.idx(kk),
+                                    /*aOrder=*/true));
+    for (int64_t nj = 0; nj < kWarpN / 16; ++nj)
+      bFrags.push_back(loadFragment(kb, b, kb.add(rowB, nj * 16), kb.idx(kk),
+                                    /*aOrder=*/false));
+    for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+      for (int64_t ni = 0; ni < kWarpN / 8; ++ni) {
+        Value &d = acc[mi * (kWarpN / 8) + ni];
+        SmallVector<Value> c;
+        for (int64_t e = 0; e < 4; ++e)
+          c.push_back(vector::ExtractOp::create(ob, loc, d, e));
+        ArrayRef<Value> bRegs =
+            ArrayRef<Value>(bFrags[ni / 2]).slice((ni % 2) * 2, 2);
+        Value r = NVVM::MmaOp::create(
+            ob, loc, resultType, aFrags[mi], bRegs, c, {16, 8, 16},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                          NVVM::MMATypes::bf16},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        SmallVector<Value> outs;
+        for (int64_t e = 0; e < 4; ++e)
+          outs.push_back(LLVM::ExtractValueOp::create(ob, loc, r, e));
+        d = vector::FromElementsOp::create(ob, loc, accType, outs);
+      }
+  }
+}
+
+void sm90::forEachAccumulatorPair(
+    KernelBuilder &kb, ArrayRef<Value> acc, Value rowBase, Value colBase,
+    function_ref<void(Value row, Value col, Value pair)> body) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value lane = kb.rem(kb.threadId(), 32);
+  Value g = kb.div(lane, 4), t = kb.rem(lane, 4);
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
+    for (int64_t ni = 0; ni < kWarpN / 8; ++ni)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value d = acc[mi * (kWarpN / 8) + ni];
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{vector::ExtractOp::create(b, loc, d, 2 * half),
+                       vector::ExtractOp::create(b, loc, d, 2 * half + 1)});
+        body(kb.add(rowBase, kb.add(g, mi * 16 + half * 8)),
+             kb.add(colBase, kb.add(kb.mul(t, 2), ni * 8)), pair);
+      }
+}

@@ -1,0 +1,62 @@
+//===- TensorCore.h - warp-level bf16 MMAs on Hopper ------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The tensor-core core that the sm_90a GEMM kernels share (the MXFP4 GEMM
+// and the bf16 GEMM of linalg contractions): a 256-thread block computes a
+// 128 x 128 tile of C from bf16 operand tiles in shared memory, K steps of
+// 64, 8 warps in a 2 x 4 grid of 64 x 32 warp tiles, `ldmatrix` (transposed
+// for operands whose rows are contiguous) and `mma.sync.m16n8k16` into f32
+// accumulators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H
+#define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H
+
+#include "../MXFP4ToGPUCommon/KernelBuilder.h"
+
+namespace mlir::mxfp4::sm90 {
+
+using kernels::KernelBuilder;
+
+constexpr int64_t kBlockThreads = 256;
+constexpr int64_t kTile = 128, kStepK = 64;
+constexpr int64_t kWarpsM = 2, kWarpsN = 4;
+constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
+/// Accumulators a warp holds: (kWarpM / 16) x (kWarpN / 8) vector<4xf32>.
+constexpr int64_t kAccumulators = (kWarpM / 16) * (kWarpN / 8);
+
+/// A 128-row operand tile of one K step in shared memory, bf16: [128][64]
+/// if K is contiguous, else [64][128], rows padded by 8 elements so that
+/// `ldmatrix` is free of bank conflicts.
+struct SharedTile {
+  Value memref; // 1-D bf16 in workgroup memory
+  bool kContiguous;
+
+  int64_t stride() const { return (kContiguous ? kStepK : kTile) + 8; }
+  static int64_t elements(bool kContiguous) {
+    return (kContiguous ? kTile : kStepK) * ((kContiguous ? kStepK : kTile) + 8);
+  }
+  /// The element offset of (row, k).
+  Value offset(KernelBuilder &kb, Value row, Value k) const;
+};
+
+/// One K step of this warp: acc[mi * 4 + ni] += A(mi) * B(ni)^T over the
+/// step's 64 K. `warpM`, `warpN`: this warp's place in the 2 x 4 grid.
+void mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
+             Value warpM, Value warpN, SmallVectorImpl<Value> &acc);
+
+/// Calls `body(row, col, pair)` for each pair of adjacent accumulators
+/// (columns col, col + 1 of row `row` of C, vector<2xf32>) of this warp,
+/// whose tile starts at (rowBase, colBase).
+void forEachAccumulatorPair(
+    KernelBuilder &kb, ArrayRef<Value> acc, Value rowBase, Value colBase,
+    function_ref<void(Value row, Value col, Value pair)> body);
+
+} // namespace mlir::mxfp4::sm90
+
+#endif // MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H

@@ -1,0 +1,47 @@
+// RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-linalg-matmul-to-nvgpu,cse))" | FileCheck %s
+
+// A linear layer's GEMM (weights [out, in]): K contiguous in both operands,
+// 32 elements a thread rounded to bf16 into padded shared tiles, ldmatrix
+// and mma.sync, the accumulators added to the output in pairs.
+// CHECK-LABEL: func.func @linear
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xf32>, vector<32xf32>
+// CHECK: scf.for
+// CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<9216xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>
+// CHECK: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT: linalg.matmul
+func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<512x512xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
+  return
+}
+
+// -----
+
+// Attention's P V (batched, V's rows contiguous): the B tile is stored
+// [k][n] and read with ldmatrix.trans.
+// CHECK-LABEL: func.func @pv
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1)
+// CHECK-SAME: workgroup(%{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>)
+// CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<col>
+func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
+  linalg.batch_matmul ins(%p, %v : memref<16x512x512xf32>, memref<16x512x64xf32>) outs(%o : memref<16x512x64xf32>)
+  return
+}
+
+// -----
+
+// Left for the generic lowering: an odd N.
+// CHECK-LABEL: func.func @odd
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+func.func @odd(%a: memref<64x64xf32>, %b: memref<64x17xf32>, %c: memref<64x17xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x17xf32>) outs(%c : memref<64x17xf32>)
+  return
+}

@@ -1,0 +1,42 @@
+// RUN: mxfp4-opt %s --convert-mxfp4-to-nvgpu | FileCheck %s
+
+// A linear layer's Fprop: two fused quantize kernels (the activation's in
+// both orientations from one read, for Fprop and Wgrad) and the FP4 GEMM on
+// canonical scales, in one gpu.module for sm_90a.
+// CHECK-LABEL: func.func @fprop(
+// CHECK-SAME: %[[X:.*]]: memref<16384xf32> {mxfp4.tensor = tensor<128x128xf32>}
+// CHECK: gpu.launch_func @mxfp4_kernels::@quantize_128x128_f32_r_h16d_evenvs_t_h16d_evenv
+// CHECK-SAME: threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%{{.*}} : memref<16384xf32, #gpu.address_space<global>>
+// CHECK: gpu.launch_func @mxfp4_kernels::@quantize_64x128_f32_r_h16d_evenvs
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_128x64x128_f32 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}})
+// CHECK: gpu.module @mxfp4_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
+// The quantize kernel: the CPU's integer conversion (no FP4 instructions on
+// Hopper), guarded stores, and the transposed job through shared memory.
+// CHECK: gpu.func @quantize_128x128_f32_r_h16d_evenvs_t_h16d_evenv
+// CHECK-SAME: workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>)
+// CHECK: vector.reduction <maxsi>
+// CHECK: scf.if
+// CHECK: vector.store
+// CHECK: gpu.barrier
+// The GEMM: a 256-entry table of bf16 code pairs, bf16x2 scale multiplies,
+// ldmatrix and mma.sync in a K loop carrying the next step's loads.
+// CHECK: gpu.func @gemm_128x64x128_f32
+// CHECK-SAME: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: scf.yield
+func.func @fprop(%x: tensor<128x128xf32>, %w: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<128x128xf4E2M1FN>) {
+  %hx = mxfp4.hadamard %x axis = 1 size = 16 : tensor<128x128xf32>
+  %xv, %xs = mxfp4.quantize %hx axis = 1 : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>
+  %e = tensor.empty() : tensor<128x128xf32>
+  %t = linalg.transpose ins(%x : tensor<128x128xf32>) outs(%e : tensor<128x128xf32>) permutation = [1, 0]
+  %ht = mxfp4.hadamard %t axis = 1 size = 16 : tensor<128x128xf32>
+  %tv, %ts = mxfp4.quantize %ht axis = 1 : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>
+  %hw = mxfp4.hadamard %w axis = 1 size = 16 : tensor<64x128xf32>
+  %wv, %ws = mxfp4.quantize %hw axis = 1 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>
+  %y = mxfp4.scaled_matmul %xv scale %xs, %wv scale %ws : tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>, tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU> -> tensor<128x64xf32>
+  return %y, %tv : tensor<128x64xf32>, tensor<128x128xf4E2M1FN>
+}
