@@ -608,14 +608,25 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   os << "# mxfp4 training run v1\n"
      << "steps " << config.totalSteps << "\nbatch " << config.batchSize
      << "\nwindow " << window << "\ntoken_bytes " << (bytes ? 1 : 4)
-     << "\nseed " << options.seed << "\n";
+     << "\nseed " << options.seed << "\ninit_std "
+     << llvm::formatv("{0:e9}", config.initStd) << "\n";
   std::vector<std::vector<float>> init =
       initLlamaParameters(config, options.seed);
+  // Small models carry their exact initial weights; larger ones are drawn by
+  // the runtime from the seed with the same generator (a few hundred MiB
+  // would not travel).
+  int64_t elements = 0;
+  for (const std::vector<float> &v : init)
+    elements += v.size();
+  bool carry = elements * 4 <= (int64_t(16) << 20);
   for (auto [i, p] : llvm::enumerate(getLlamaParameters(config))) {
-    os << "param " << i << " " << p.name;
+    os << "param " << i << " " << p.name << " "
+       << (p.isMatrix ? "normal" : "ones");
     for (int64_t d : p.shape)
       os << " " << d;
     os << "\n";
+    if (!carry)
+      continue;
     HostArray array = HostArray::zeros(DType::Float32, p.shape);
     std::memcpy(array.bytes.data(), init[i].data(), array.bytes.size());
     if (llvm::Error error = writeNpyFile(

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -745,9 +746,47 @@ void writeTimeJson(const std::string &path, const std::string &function,
 /// initial parameters param<i>.npy and every step's batch in batches.bin.
 struct TrainingRun {
   int64_t steps = 0, batch = 0, window = 0, tokenBytes = 4;
+  uint64_t seed = 0;
+  double initStd = 0;
   std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  std::vector<bool> normal; // else ones (norm gains)
   std::vector<char> batches;
 };
+
+/// SplitMix64, as lib/API/Trainer.cpp draws initial weights.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t mix(uint64_t a, uint64_t b, uint64_t c) {
+  return mix(mix(mix(a) ^ b) ^ c);
+}
+
+/// Parameter `i`'s initial values, drawn as initLlamaParameters does
+/// (Box-Muller on counter-based uniforms), for runs too large to carry them.
+std::vector<char> drawParameter(const TrainingRun &run, size_t i,
+                                size_t elements) {
+  std::vector<float> v(elements, 1.0f);
+  auto unitOpen = [](uint64_t bits) {
+    return (double(bits >> 11) + 0.5) * 0x1.0p-53;
+  };
+  if (run.normal[i])
+    for (size_t j = 0; j < elements; ++j) {
+      uint64_t pair = j / 2;
+      double u1 = unitOpen(mix(run.seed, i * 2 + 0x1000, pair));
+      double u2 = unitOpen(mix(run.seed, i * 2 + 0x1001, pair));
+      double radius = std::sqrt(-2.0 * std::log(u1));
+      double angle = 2.0 * M_PI * u2;
+      double z = j % 2 == 0 ? radius * std::cos(angle) : radius * std::sin(angle);
+      v[j] = static_cast<float>(z * run.initStd);
+    }
+  std::vector<char> bytes(elements * 4);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
 
 TrainingRun readTrainingRun(const std::string &dir) {
   std::ifstream manifest(dir + "/run.txt");
@@ -768,10 +807,15 @@ TrainingRun readTrainingRun(const std::string &dir) {
       w >> run.window;
     else if (key == "token_bytes")
       w >> run.tokenBytes;
+    else if (key == "seed")
+      w >> run.seed;
+    else if (key == "init_std")
+      w >> run.initStd;
     else if (key == "param") {
       size_t index;
-      std::string name;
-      w >> index >> name;
+      std::string name, init;
+      w >> index >> name >> init;
+      run.normal.push_back(init == "normal");
       std::vector<int64_t> shape;
       for (int64_t d; w >> d;)
         shape.push_back(d);
@@ -859,7 +903,8 @@ void train(Driver &cu, Memory &memory, const std::vector<Record> &records,
     std::vector<char> host(args[i]->bytes, 0);
     if (i < n) {
       std::string path = dir + "/param" + std::to_string(i) + ".npy";
-      host = readNpy(path);
+      host = std::ifstream(path) ? readNpy(path)
+                                 : drawParameter(run, i, args[i]->bytes / 4);
       if (host.size() != args[i]->bytes)
         fail("'" + path + "' does not fit parameter '" + run.params[i].first +
              "'");

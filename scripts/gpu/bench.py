@@ -82,7 +82,6 @@ for bench, option in [("gemm", ["--shapes", ",".join(gemms)]),
                    ["--json", f"{peer_json}.{bench}"], check=True)
 peers = {**json.load(open(f"{peer_json}.gemm")), **json.load(open(f"{peer_json}.copy")),
          **json.load(open(f"{peer_json}.step"))}
-print(json.dumps(peers["step"], indent=1)[:3000])
 results = []
 print(f"\n{'kernel':<28} {'ours':>10} {'peer':>10} {'ratio':>6}")
 for name, kind, work, specs, ms in ours:

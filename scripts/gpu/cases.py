@@ -16,9 +16,12 @@ Cases:
   bf16-rounded operands;
 - the micro Llama step (loss_and_grads, train_step) under bf16 and
   fp4-all-dht16, with the high-precision GEMMs in f32 (the CPU's numerics)
-  and on bf16 tensor cores (PyTorch autocast's).
+  and on bf16 tensor cores (PyTorch autocast's);
+- 40 training steps of the micro model on the GPU (the runtime's --train
+  loop) against the CPU trainer's run with the same seed.
 Usage: cases.py OUT_DIR MXFP4_RUN
 """
+import json
 import os
 import re
 import subprocess
@@ -61,6 +64,22 @@ def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
     cmd += [a.replace("@", f"@{case}/") for a in args]
     cmd += [f"--output=@{case}/cpu{i}.npy" for i in range(results)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    if recipe and recipe.startswith("fp4"):
+        # How far the CPU moves from itself when the embedding (input 0)
+        # carries the GPU's kind of noise: one ulp in f32, bf16 rounding
+        # with bf16 GEMMs. MXFP4 steps are judged against that.
+        x = inputs[0]
+        if gemm == "f32":
+            noisy = np.nextafter(x, np.where(rng.random(x.shape) < 0.5, -np.inf, np.inf)
+                                 .astype(np.float32)).astype(np.float32)
+        else:
+            noisy = (x * (1 + rng.uniform(-2**-9, 2**-9, x.shape))).astype(np.float32)
+        np.save(f"{case}/noisy0.npy", noisy)
+        cmd = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
+        cmd += [f"--input=@{case}/noisy0.npy"] + [a.replace("@", f"@{case}/") for a in args[1:]]
+        cmd += [f"--output=@{case}/noise{i}.npy" for i in range(results)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        os.remove(f"{case}/noisy0.npy")
     manifest.append(f"{name} {function} {results} {tolerance} {' '.join(args)}")
 
 
@@ -232,6 +251,31 @@ for recipe, gemm, tolerance in [("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"
             inputs.append(a)
         add_case(f"step-{recipe}-{gemm}-{function}", step, function, inputs,
                  results, tolerance, recipe=recipe, gemm=gemm)
+
+# --- Training on the GPU: the CPU trainer's run (same seed, weights and
+# batches, exported by `train --export-gpu-run`) against the CUDA runtime's
+# --train loop, step by step. ------------------------------------------------
+config = json.load(open(micro))
+config.update({"name": "micro-train", "total_steps": 40, "warmup_steps": 4})
+train_config = os.path.join(out, "train-micro.json")
+json.dump(config, open(train_config, "w"))
+corpus = os.path.join(out, "corpus.txt")
+subprocess.run([sys.executable, os.path.join(os.path.dirname(micro), "make_corpus.py"),
+                corpus], check=True)
+for recipe, gemm in [("bf16", "f32"), ("fp4-all-dht16", "f32"), ("fp4-all-dht16", "bf16")]:
+    case = os.path.join(out, f"train-{recipe}-{gemm}")
+    common = [f"--preset={train_config}", f"--recipe={recipe}", f"--data={corpus}",
+              "--tokenizer=byte", "--seed=3"]
+    subprocess.run([tool, "train"] + common + [f"--out={case}/cpu", "--eval-every=0"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([tool, "train"] + common + [f"--export-gpu-run={case}/run"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([tool, "compile", f"--preset={train_config}", f"--recipe={recipe}",
+                    "--target=sm_90a", f"--gemm-precision={gemm}", f"--out-dir={case}"],
+                   check=True, stdout=subprocess.DEVNULL)
+    for listing in ("kernels.mlir", "kernels.ptx"):
+        os.remove(f"{case}/{listing}")
+    manifest.append(f"train-{recipe}-{gemm} train 0 {'curve' if gemm == 'f32' and recipe == 'bf16' else 'curve-fp4'}")
 
 with open(f"{out}/cases.txt", "w") as f:
     f.write("\n".join(manifest) + "\n")

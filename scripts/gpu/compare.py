@@ -5,14 +5,21 @@ CPU's, by the case's tolerance:
   (summation order and libdevice differ);
 - step: an MXFP4 training step. Quantization is discontinuous: a last-bit
   difference upstream (libdevice's exp against the CPU's, a GEMM's
-  summation order) can move one FP4 code by a whole step, which moves a
-  whole row of a weight gradient. So the loss must agree within 1e-3 and
-  every other result norm-wise, ||gpu - cpu|| <= 2e-2 ||cpu||; the largest
-  elementwise difference is reported;
+  summation order) moves FP4 codes by whole steps, and on the micro model
+  the CPU's own gradients move by up to ~13% norm-wise when the embedding
+  gets one ulp of noise. So the loss must agree within 1e-3 and every other
+  result norm-wise within twice the CPU's own change under the GPU's kind
+  of noise (noise<i>.npy, made by cases.py), and at least 2e-2;
 - bf16: a step whose high-precision GEMMs round their operands to bf16
   (tensor cores) while the CPU computes in f32: the loss within 1e-2, every
   other result norm-wise within 2e-2 (and MXFP4 steps' discontinuities).
+- curve / curve-fp4: a training run's losses (metrics.jsonl) against the
+  CPU trainer's, step by step: within 1e-3 relative in f32, within 2e-2
+  under an MXFP4 recipe (whose quantizations flip on last-bit differences
+  and then follow their own trajectory).
 Prints one line a case and exits 1 if any fails."""
+import json
+import os
 import sys
 
 import numpy as np
@@ -27,6 +34,21 @@ check = sys.argv[1]
 failed = 0
 for line in open(f"{check}/cases.txt"):
     name, function, results, tolerance = line.split()[:4]
+    if function == "train":
+        def losses(path):
+            records = [json.loads(l) for l in open(path) if l.strip()]
+            return [r["loss"] for r in records if "loss" in r]
+        cpu = losses(f"{check}/{name}/cpu/metrics.jsonl")
+        gpu = losses(f"{check}/{name}/metrics.jsonl")
+        limit = 1e-3 if tolerance == "curve" else 2e-2
+        diffs = [abs(g - c) / abs(c) for g, c in zip(gpu, cpu)]
+        ok = len(gpu) == len(cpu) and max(diffs) <= limit
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {len(gpu)} GPU steps against "
+              f"{len(cpu)} CPU steps, loss {cpu[0]:.4f} -> cpu {cpu[-1]:.4f} / gpu "
+              f"{gpu[-1]:.4f}, worst relative difference {max(diffs):.2e} "
+              f"(step {diffs.index(max(diffs)) + 1})")
+        continue
     worst, worst_at, worst_norm, identical, bad = 0.0, -1, 0.0, 0, 0
     for i in range(int(results)):
         want = np.load(f"{check}/{name}/cpu{i}.npy")
@@ -49,8 +71,13 @@ for line in open(f"{check}/cases.txt"):
             norm = float(np.linalg.norm(got_finite - want_finite)) / max(
                 float(np.linalg.norm(want_finite)), 1e-30)
             worst_norm = max(worst_norm, norm if i else 0.0)
+            limit = 2e-2
+            if os.path.exists(f"{check}/{name}/noise{i}.npy"):
+                noise = np.nan_to_num(np.load(f"{check}/{name}/noise{i}.npy").astype(np.float64))
+                limit = max(limit, 2 * float(np.linalg.norm(noise - want_finite)) /
+                            max(float(np.linalg.norm(want_finite)), 1e-30))
             bad += (error > (1e-3 if tolerance == "step" else 1e-2)) if i == 0 \
-                else norm > 2e-2
+                else norm > limit
         else:
             bad += error > float(tolerance)
     failed += bad > 0

@@ -136,8 +136,10 @@ std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
 
 /// Writes what a GPU runtime needs to train exactly as `options` would on
 /// the CPU (runtime/cuda, --train=DIR): run.txt (steps, batch, window,
-/// token width, the parameters' names and shapes in argument order), the
-/// initial parameters param<i>.npy from the seed, and batches.bin, every
+/// token width, the parameters' names, initializers and shapes in argument
+/// order), the initial parameters param<i>.npy from the seed when they fit
+/// in 16 MiB (else the runtime draws them with the same generator), and
+/// batches.bin, every
 /// step's token batch as the CPU trainer draws it (bytes for vocabularies
 /// of at most 256 ids, else little-endian int32).
 llvm::Error exportTrainingRun(const TrainOptions &options, llvm::StringRef dir);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Prepares the pilot study on an NVIDIA GPU (run it here, after
+# scripts/build.sh): the pilot model's training step compiled for sm_90a
+# under each recipe, and one exported run (seed, initial weights drawn by the
+# runtime from the seed, every step's batch of the default corpus) that all
+# recipes share, in gpu-study/ (untracked). Then, on the GPU machine:
+#   bash scripts/gpu/run_study.sh
+# Usage: prepare_study.sh [STEPS] [RECIPE...]   (default: 1200 steps, the
+# Table 1 recipes)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+steps=${1:-1200}
+shift || true
+recipes=${*:-bf16 fp4-fprop fp4-fprop-dgrad fp4-all fp4-all-sr fp4-all-rht16 fp4-all-dht16}
+out=gpu-study
+rm -rf "$out" && mkdir -p "$out"
+warmup=$(( steps / 20 < 60 ? steps / 20 : 60 ))
+echo "{\"preset\": \"pilot\", \"total_steps\": $steps, \"warmup_steps\": $warmup}" > "$out/pilot.json"
+build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed=1 \
+  --export-gpu-run="$out/run"
+for recipe in $recipes; do
+  build/bin/mxfp4-run compile --preset="$out/pilot.json" --recipe="$recipe" \
+    --target=sm_90a --out-dir="$out/$recipe" > /dev/null
+  rm -f "$out/$recipe/kernels.mlir" "$out/$recipe/kernels.ptx"
+  echo "$recipe" >> "$out/recipes.txt"
+done
+du -sh "$out"
