@@ -47,7 +47,8 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
 }
 
 void mlir::mxfp4::buildGenericGpuKernelPipeline(
-    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned) {
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned,
+    bool warpReductions) {
   // The rest of the program: buffers, one generic kernel per linalg op, and
   // one module of distinct kernels.
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -58,7 +59,9 @@ void mlir::mxfp4::buildGenericGpuKernelPipeline(
   pm.addPass(createCanonicalizerPass());
   if (tuned)
     tuned(pm.nest<func::FuncOp>());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunchPass());
+  ConvertLinalgToGPULaunchPassOptions generic;
+  generic.warpReductions = warpReductions;
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunchPass(generic));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModulesPass());
   pm.addPass(createCanonicalizerPass());

@@ -37,10 +37,13 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (o.mixed)
-    buildGenericGpuKernelPipeline(pm, [&](OpPassManager &functions) {
-      if (o.gemmPrecision == "bf16")
-        functions.addPass(createConvertLinalgMatmulToNVGPUPass());
-    });
+    buildGenericGpuKernelPipeline(
+        pm,
+        [&](OpPassManager &functions) {
+          if (o.gemmPrecision == "bf16")
+            functions.addPass(createConvertLinalgMatmulToNVGPUPass());
+        },
+        /*warpReductions=*/true);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;

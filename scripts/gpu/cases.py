@@ -184,6 +184,7 @@ CONTRACTIONS = [
     (0, 96, 64, 128, "km", "nk"),
     (4, 96, 160, 64, "mk", "kn"),
     (0, 33, 17, 40, "mk", "nk"),
+    (0, 256, 128, 4096, "km", "kn"),  # a weight gradient: K split 8 ways
 ]
 for i, (batch, m, n, k, la, lb) in enumerate(CONTRACTIONS):
     dims = {"m": m, "n": n, "k": k}

@@ -354,6 +354,12 @@ def ConvertLinalgToGPULaunchPass
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+  let options = [
+    Option<"warpReductions", "warp-reductions", "bool", /*default=*/"false",
+           "Reduce each row of a sum or max over one dimension with a warp "
+           "of 32 work-items (strided, coalesced reads and a shuffle tree) "
+           "instead of one work-item: NVIDIA targets">
+  ];
 }
 
 //===----------------------------------------------------------------------===//

@@ -81,9 +81,11 @@ void buildGfx950KernelPipeline(OpPassManager &pm,
 /// Bufferizes a tensor program and gives every linalg op a generic GPU
 /// kernel (convert-linalg-to-gpu-launch), all kernels in one gpu.module
 /// @mxfp4_kernels: target-independent. `tuned` adds a target's function
-/// passes between bufferization and the generic kernels.
+/// passes between bufferization and the generic kernels; `warpReductions`
+/// gives row reductions a warp of 32 work-items a row (NVIDIA).
 void buildGenericGpuKernelPipeline(
-    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned = {});
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned = {},
+    bool warpReductions = false);
 
 struct Sm90aPipelineOptions
     : public PassPipelineOptions<Sm90aPipelineOptions> {

@@ -32,6 +32,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCHPASS
 #include "mxfp4/Conversion/Passes.h.inc"
@@ -76,21 +78,52 @@ static Value openLaunch(OpBuilder &b, Location loc, int64_t points,
 /// output points than this are split (see `launchGeneric`).
 constexpr int64_t kBusyWorkItems = 1 << 18;
 
-/// True if every output of `op` is a sum: the payload yields
-/// `addf(out, x)` with `out` used nowhere else. Such reductions may be
-/// split and their partial sums added afterwards.
-static bool isSumReduction(linalg::GenericOp op) {
+/// How each output of a reduction combines: the op that the payload yields
+/// as `op(out, x)` with `out` used nowhere else (f32 addf, maximumf or
+/// maxnumf), or none if some output does not.
+static std::optional<SmallVector<Operation *>>
+getCombiners(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  SmallVector<Operation *> combiners;
   for (auto [i, v] : llvm::enumerate(yield.getValues())) {
     BlockArgument out = body.getArgument(op.getNumDpsInputs() + i);
-    auto add = v.getDefiningOp<arith::AddFOp>();
-    if (!add || !out.hasOneUse() ||
-        (add.getLhs() != out && add.getRhs() != out) ||
-        !out.getType().isF32())
-      return false;
+    Operation *combine = v.getDefiningOp();
+    if (!combine ||
+        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp>(combine) ||
+        !out.hasOneUse() || !out.getType().isF32() ||
+        (combine->getOperand(0) != out && combine->getOperand(1) != out))
+      return std::nullopt;
+    combiners.push_back(combine);
   }
-  return true;
+  return combiners;
+}
+
+/// True if every output of `op` is a sum: such reductions may be split and
+/// their partial sums added afterwards.
+static bool isSumReduction(linalg::GenericOp op) {
+  std::optional<SmallVector<Operation *>> combiners = getCombiners(op);
+  return combiners && llvm::all_of(*combiners, [](Operation *c) {
+           return isa<arith::AddFOp>(c);
+         });
+}
+
+/// The neutral element of `combiner` (f32).
+static Value neutralOf(OpBuilder &b, Location loc, Operation *combiner) {
+  float value = isa<arith::AddFOp>(combiner)
+                    ? 0.0f
+                    : -std::numeric_limits<float>::infinity();
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// `combiner`'s op on (x, y).
+static Value combineWith(OpBuilder &b, Location loc, Operation *combiner,
+                         Value x, Value y) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({x, y});
+  state.addTypes(x.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
 }
 
 /// One launch for a linalg.generic on buffers; two for a sum over a large
@@ -99,7 +132,8 @@ static bool isSumReduction(linalg::GenericOp op) {
 /// work-items per point each sum a contiguous chunk of the (linearized)
 /// reduction space into a partial buffer, and a second launch adds the
 /// partials to the output in slice order.
-static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
+static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
+                                   bool warpReductions) {
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -131,6 +165,13 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
       reductionSize >= 1024 && isSumReduction(op))
     slices = std::min(kBusyWorkItems / points, reductionSize / 64);
   int64_t chunk = (reductionSize + slices - 1) / slices;
+  // A row reduction (one reduced dimension, one row a point) with a warp a
+  // row: its 32 work-items stride the row, reading it coalesced, and a
+  // shuffle tree combines them.
+  std::optional<SmallVector<Operation *>> combiners;
+  bool warpRows = warpReductions && slices == 1 && reduction.size() == 1 &&
+                  reductionSize >= 64 && (combiners = getCombiners(op));
+  int64_t lanes = warpRows ? 32 : 1;
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
@@ -141,8 +182,13 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
           b, loc,
           MemRefType::get({slices, points},
                           cast<MemRefType>(init.getType()).getElementType())));
-  Value id = openLaunch(b, loc, points * slices);
-  Value slice;
+  Value id = openLaunch(b, loc, points * slices * lanes);
+  Value slice, lane;
+  if (warpRows) {
+    Value width = arith::ConstantIndexOp::create(b, loc, lanes);
+    lane = arith::RemUIOp::create(b, loc, id, width);
+    id = arith::DivUIOp::create(b, loc, id, width);
+  }
   if (slices > 1) {
     Value pointCount = arith::ConstantIndexOp::create(b, loc, points);
     slice = arith::DivUIOp::create(b, loc, id, pointCount);
@@ -215,7 +261,38 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op) {
                                      b, loc, b.getF32FloatAttr(0.0f)))
                                : load(&output));
   SmallVector<Value> results;
-  if (slices > 1) {
+  if (warpRows) {
+    SmallVector<Value> neutrals;
+    for (Operation *c : *combiners)
+      neutrals.push_back(neutralOf(b, loc, c));
+    int64_t d = reduction[0];
+    auto loop = scf::ForOp::create(
+        b, loc, lane, arith::ConstantIndexOp::create(b, loc, ranges[d]),
+        arith::ConstantIndexOp::create(b, loc, lanes), neutrals);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ivs[d] = loop.getInductionVar();
+      scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
+    }
+    ivs[d] = {};
+    SmallVector<Value> partial(loop.getResults());
+    for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
+      for (auto [value, c] : llvm::zip(partial, *combiners)) {
+        Value other = gpu::ShuffleOp::create(b, loc, value, offset, lanes,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        value = combineWith(b, loc, c, value, other);
+      }
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, lane,
+        arith::ConstantIndexOp::create(b, loc, 0));
+    auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPointToStart(store.thenBlock());
+    for (auto [output, value, c] :
+         llvm::zip(op.getDpsInitsMutable(), partial, *combiners))
+      results.push_back(combineWith(b, loc, c, load(&output), value));
+  } else if (slices > 1) {
     // This slice's chunk of the linearized reduction space, in order.
     Value first = arith::MulIOp::create(
         b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk));
@@ -418,6 +495,8 @@ namespace {
 struct ConvertLinalgToGPULaunchPass
     : mxfp4::impl::ConvertLinalgToGPULaunchPassBase<
           ConvertLinalgToGPULaunchPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -459,7 +538,7 @@ struct ConvertLinalgToGPULaunchPass
         op.emitError("generic GPU lowering needs bufferized linalg ops");
         return signalPassFailure();
       }
-      if (failed(launchGeneric(b, generic)))
+      if (failed(launchGeneric(b, generic, warpReductions)))
         return signalPassFailure();
       generic.erase();
     }

@@ -156,6 +156,8 @@ public:
   void emit();
 
 private:
+  /// After `gemm` wrote K splits into `workspace`: adds them to the output.
+  void addSplits(gpu::LaunchOp gemm, Value workspace, int64_t splits);
   /// The memref indices of (batch, row, k) of `l`.
   SmallVector<Value> indices(const OperandLayout &l, Value batch, Value row,
                              Value k);
@@ -229,12 +231,31 @@ void GemmEmitter::storeSegment(Value segment, const SharedTile &tile,
   }
 }
 
+/// SMs of an H200: a grid smaller than this leaves the device idle.
+constexpr int64_t kMultiprocessors = 132;
+
 void GemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTile - 1) / kTile, tilesN = (c.n + kTile - 1) / kTile;
+  int64_t steps = (c.k + kStepK - 1) / kStepK;
+  // Split K when the tiles cannot fill the device (weight gradients: a
+  // small output, K = tokens): each split sums a range of K steps into a
+  // slice of a workspace, and a second launch adds the slices to the output
+  // in split order. At least 8 K steps a split.
+  int64_t tiles = tilesM * tilesN * c.batch;
+  int64_t splits = 1;
+  if (tiles < kMultiprocessors)
+    splits = std::max<int64_t>(
+        1, std::min((2 * kMultiprocessors + tiles - 1) / tiles, steps / 8));
+  int64_t stepsPerSplit = (steps + splits - 1) / splits;
+  Value workspace;
+  if (splits > 1)
+    workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), one,
+      b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
       kb.idx(kBlockThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange(),
       TypeRange{
@@ -252,6 +273,9 @@ void GemmEmitter::emit() {
 
   Value tid = launch.getThreadIds().x;
   Value batch = launch.getBlockIds().y;
+  Value split = launch.getBlockIds().z;
+  Value firstStep = kb.mul(split, stepsPerSplit);
+  Value lastStep = kb.min(kb.add(firstStep, stepsPerSplit), kb.idx(steps));
   Value m0 = kb.mul(kb.div(launch.getBlockIds().x, tilesN), kTile);
   Value n0 = kb.mul(kb.rem(launch.getBlockIds().x, tilesN), kTile);
   Value warp = kb.div(tid, 32);
@@ -264,9 +288,8 @@ void GemmEmitter::emit() {
   auto accType = VectorType::get({4}, b.getF32Type());
   SmallVector<Value> inits(
       kAccumulators, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
-  inits.append(load(kb.idx(0)));
-  int64_t steps = (c.k + kStepK - 1) / kStepK;
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(steps), one, inits);
+  inits.append(load(kb.mul(firstStep, kStepK)));
+  auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one, inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -291,6 +314,11 @@ void GemmEmitter::emit() {
         auto guard = scf::IfOp::create(b, loc, valid, false);
         OpBuilder::InsertionGuard inIf(b);
         b.setInsertionPointToStart(guard.thenBlock());
+        if (workspace) {
+          vector::StoreOp::create(b, loc, pair, workspace,
+                                  ValueRange{split, batch, row, col});
+          return;
+        }
         SmallVector<Value> at = indices(c.c, batch, row, col);
         auto pairType = VectorType::get({2}, b.getF32Type());
         Value prior = vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
@@ -298,6 +326,41 @@ void GemmEmitter::emit() {
                                 arith::AddFOp::create(b, loc, prior, pair),
                                 c.c.memref, at);
       });
+  if (workspace)
+    addSplits(launch, workspace, splits);
+}
+
+void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
+                            int64_t splits) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(gemm);
+  // One thread a pair of outputs: C += the splits' partial sums, in order.
+  int64_t pairs = c.batch * c.m * c.n / 2;
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx((pairs + kBlockThreads - 1) / kBlockThreads), one, one,
+      kb.idx(kBlockThreads), one, one);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
+                    launch.getThreadIds().x);
+  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, pairs), false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  Value element = kb.mul(id, 2);
+  Value col = kb.rem(element, c.n);
+  Value row = kb.rem(kb.div(element, c.n), c.m);
+  Value batch = kb.div(element, c.m * c.n);
+  SmallVector<Value> at = indices(c.c, batch, row, col);
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  Value sum = vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
+  for (int64_t s = 0; s < splits; ++s)
+    sum = arith::AddFOp::create(
+        b, loc, sum,
+        vector::LoadOp::create(b, loc, pairType, workspace,
+                               ValueRange{kb.idx(s), batch, row, col}));
+  vector::StoreOp::create(b, loc, sum, c.c.memref, at);
 }
 
 namespace {
