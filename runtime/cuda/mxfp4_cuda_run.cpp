@@ -8,6 +8,7 @@
 //   mxfp4-cuda-run PLAN CUBIN --function=NAME --input=@x.npy --input=5
 //       --output=@y.npy [--repeat=N] [--time-json=FILE] [--profile]
 //   mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] [--steps=N]
+//   mxfp4-cuda-run --check-initial-weights=DIR   (no GPU needed)
 //
 // Runs one function of a plan written by `mxfp4-run compile --target=sm_90a`
 // (include/mxfp4/API/HostPlan.h has the format) with the kernels of its
@@ -979,6 +980,30 @@ void train(Driver &cu, Memory &memory, const std::vector<Record> &records,
               metricsPath.c_str(), outDir.c_str());
 }
 
+/// Draws every parameter that DIR also carries as param<i>.npy and compares
+/// the bytes: the runtime's generator against the CPU trainer's, without a
+/// GPU. Prints one line and returns 0 if all are identical.
+int checkInitialWeights(const std::string &dir) {
+  TrainingRun run = readTrainingRun(dir);
+  size_t checked = 0;
+  for (size_t i = 0; i < run.params.size(); ++i) {
+    std::string path = dir + "/param" + std::to_string(i) + ".npy";
+    if (!std::ifstream(path))
+      continue;
+    std::vector<char> carried = readNpy(path);
+    if (drawParameter(run, i, carried.size() / 4) != carried)
+      fail("the runtime draws parameter '" + run.params[i].first +
+           "' differently from the CPU trainer ('" + path + "')");
+    ++checked;
+  }
+  if (!checked)
+    fail("'" + dir + "' carries no initial weights to compare with");
+  std::printf("initial weights: %zu of %zu parameters drawn bit-identically "
+              "to the CPU trainer's\n",
+              checked, run.params.size());
+  return 0;
+}
+
 struct Options {
   std::string planPath, cubinPath, function, timeJson;
   std::string trainDir, outDir = "."; // --train: the exported run
@@ -994,7 +1019,8 @@ Options parseOptions(int argc, char **argv) {
          "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
          "[--profile] [--time-json=FILE]\n"
          "       mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] "
-         "[--steps=N]");
+         "[--steps=N]\n"
+         "       mxfp4-cuda-run --check-initial-weights=DIR");
   Options o;
   o.planPath = argv[1];
   o.cubinPath = argv[2];
@@ -1033,6 +1059,8 @@ Options parseOptions(int argc, char **argv) {
 }
 
 int run(int argc, char **argv) {
+  if (argc == 2 && std::string(argv[1]).rfind("--check-initial-weights=", 0) == 0)
+    return checkInitialWeights(std::string(argv[1]).substr(24));
   Options o = parseOptions(argc, argv);
   if (!o.trainDir.empty() && o.function.empty())
     o.function = "train_step";
