@@ -102,6 +102,23 @@ static llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents) {
   return writeFileAtomically(path, contents);
 }
 
+/// Writes `files` (name, contents) into --out-dir, if given.
+static llvm::Error
+writeOutDir(llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> files) {
+  if (compileOutDir.empty())
+    return llvm::Error::success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
+    return llvm::createStringError("cannot create '" + compileOutDir +
+                                   "': " + ec.message());
+  for (auto [file, contents] : files) {
+    llvm::SmallString<256> path(compileOutDir);
+    llvm::sys::path::append(path, file);
+    if (llvm::Error error = writeOutput(path, contents))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
 static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
   auto fail = reportError;
   Gfx950CompileOptions options;
@@ -113,25 +130,13 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
       mlir::mxfp4::compileForGfx950(source, name, options);
   if (!artifact)
     return fail(artifact.takeError());
-  if (!compileOutDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
-      return fail(llvm::createStringError("cannot create '" + compileOutDir +
-                                          "': " + ec.message()));
-    auto path = [&](llvm::StringRef file) {
-      llvm::SmallString<256> p(compileOutDir);
-      llvm::sys::path::append(p, file);
-      return std::string(p);
-    };
-    llvm::StringRef object(
-        reinterpret_cast<const char *>(artifact->codeObject.data()),
-        artifact->codeObject.size());
-    for (auto [file, contents] :
-         {std::pair<std::string, llvm::StringRef>{"kernels.hsaco", object},
-          {"kernels.s", artifact->assembly},
-          {"kernels.mlir", artifact->kernelIR}})
-      if (llvm::Error error = writeOutput(path(file), contents))
-        return fail(std::move(error));
-  }
+  llvm::StringRef object(
+      reinterpret_cast<const char *>(artifact->codeObject.data()),
+      artifact->codeObject.size());
+  if (llvm::Error error = writeOutDir({{"kernels.hsaco", object},
+                                       {"kernels.s", artifact->assembly},
+                                       {"kernels.mlir", artifact->kernelIR}}))
+    return fail(std::move(error));
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->assembly))
       return fail(std::move(error));
@@ -170,26 +175,13 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
       compileGemmPrecision);
   if (!artifact)
     return fail(artifact.takeError());
-  if (!compileOutDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
-      return fail(llvm::createStringError("cannot create '" + compileOutDir +
-                                          "': " + ec.message()));
-    auto path = [&](llvm::StringRef file) {
-      llvm::SmallString<256> p(compileOutDir);
-      llvm::sys::path::append(p, file);
-      return std::string(p);
-    };
-    llvm::StringRef cubin(
-        reinterpret_cast<const char *>(artifact->cubin.data()),
-        artifact->cubin.size());
-    for (auto [file, contents] :
-         {std::pair<std::string, llvm::StringRef>{"kernels.cubin", cubin},
-          {"kernels.ptx", artifact->ptx},
-          {"kernels.mlir", artifact->kernelIR},
-          {"plan.txt", artifact->plan}})
-      if (llvm::Error error = writeOutput(path(file), contents))
-        return fail(std::move(error));
-  }
+  llvm::StringRef cubin(reinterpret_cast<const char *>(artifact->cubin.data()),
+                        artifact->cubin.size());
+  if (llvm::Error error = writeOutDir({{"kernels.cubin", cubin},
+                                       {"kernels.ptx", artifact->ptx},
+                                       {"kernels.mlir", artifact->kernelIR},
+                                       {"plan.txt", artifact->plan}}))
+    return fail(std::move(error));
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->ptx))
       return fail(std::move(error));

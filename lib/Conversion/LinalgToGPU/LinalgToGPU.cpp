@@ -255,11 +255,14 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     return results;
   };
 
+  // The accumulators' start: the outputs, or 0 for a slice's partial sum
+  // (a warp's lanes start from their combiners' neutral elements below).
   SmallVector<Value> inits;
   for (OpOperand &output : op.getDpsInitsMutable())
-    inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
-                                     b, loc, b.getF32FloatAttr(0.0f)))
-                               : load(&output));
+    if (!warpRows)
+      inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
+                                       b, loc, b.getF32FloatAttr(0.0f)))
+                                 : load(&output));
   SmallVector<Value> results;
   if (warpRows) {
     SmallVector<Value> neutrals;
