@@ -3,8 +3,9 @@ scripts/gpu/prepare.sh here): times each kernel of gpu-check/bench/bench.txt
 with the plan runner (mean of 20 calls after a warmup), then its peer in the
 same run through scripts/gpu/torch_reference.py (cuBLAS bf16 on the same
 GEMM shape; a device-to-device copy of the source tensor), and prints the
-ratios. Writes gpu-check/bench/results.json.
-Usage: bench.py RUNNER"""
+ratios. Writes gpu-check/bench/results.json. Names after RUNNER select
+cases by prefix (e.g. `step` for the training steps and their peer only).
+Usage: bench.py RUNNER [NAME_PREFIX...]"""
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ import sys
 
 import numpy as np
 
-runner = sys.argv[1]
+runner, selected = sys.argv[1], sys.argv[2:]
 root = os.path.join(os.path.dirname(__file__), "..", "..", "gpu-check", "bench")
 rng = np.random.default_rng(1)
 
@@ -47,6 +48,8 @@ def step_inputs(case, function):
 ours = []
 for line in open(f"{root}/bench.txt"):
     name, kind, work, *specs = line.split()
+    if selected and not any(name.startswith(p) for p in selected):
+        continue
     case = f"{root}/{name}"
     function = kind.split(":")[1] if kind.startswith("step:") else "f"
     args = step_inputs(case, function) if specs == ["plan"] else []
@@ -73,15 +76,18 @@ for line in open(f"{root}/bench.txt"):
 gemms = [n.split("_")[1] for n, k, *_ in ours if k == "gemm"]
 copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in ours
           if k == "quantize"]
+steps = any(k.startswith("step") for _, k, *_ in ours)
 peer_json = f"{root}/torch.json"
 reference = os.path.join(os.path.dirname(__file__), "torch_reference.py")
-for bench, option in [("gemm", ["--shapes", ",".join(gemms)]),
-                      ("copy", ["--copies", ",".join(copies)]),
-                      ("step", ["--preset", "pilot", "--iters", "10"])]:
+peers = {}
+for bench, option, wanted in [("gemm", ["--shapes", ",".join(gemms)], gemms),
+                              ("copy", ["--copies", ",".join(copies)], copies),
+                              ("step", ["--preset", "pilot", "--iters", "10"], steps)]:
+    if not wanted:
+        continue
     subprocess.run([sys.executable, reference, bench] + option +
                    ["--json", f"{peer_json}.{bench}"], check=True)
-peers = {**json.load(open(f"{peer_json}.gemm")), **json.load(open(f"{peer_json}.copy")),
-         **json.load(open(f"{peer_json}.step"))}
+    peers.update(json.load(open(f"{peer_json}.{bench}")))
 results = []
 print(f"\n{'kernel':<28} {'ours':>10} {'peer':>10} {'ratio':>6}")
 for name, kind, work, specs, ms in ours:

@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build /tmp/mxfp4-build-cuda > /dev/null
-python3 scripts/gpu/bench.py /tmp/mxfp4-build-cuda/mxfp4-cuda-run
+python3 scripts/gpu/bench.py /tmp/mxfp4-build-cuda/mxfp4-cuda-run "$@"
