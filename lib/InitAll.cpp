@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -76,6 +77,8 @@ void mlir::mxfp4::registerAllDialects(DialectRegistry &registry) {
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  // Calls of composites inline (addCompositeInlining).
+  func::registerInlinerExtension(registry);
   // Tiling of linalg ops (mxfp4-vectorize-matmuls).
   linalg::registerTilingInterfaceExternalModels(registry);
   // memref.alloc as an allocation, so results are hoisted to the caller.

@@ -14,6 +14,9 @@
 
 #include "LlamaGraph.h"
 
+#include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -192,19 +195,15 @@ Value LlamaGraph::fromKVHeads(Value x) {
 // Attention
 //===----------------------------------------------------------------------===//
 
-LlamaGraph::Attention LlamaGraph::attention(Value q, Value k, Value v) {
-  Attention saved;
-  saved.q = queryHeads(q);
-  saved.k = kvHeads2(k);
-  saved.v = kvHeads2(v);
-  Value scores = tb.batchMatmul(saved.q, saved.k, false, true);
-  SmallVector<int64_t> shape(shapeOf(scores));
-  AffineMap all = tb.identity(3), rows = tb.project(3, {0, 1});
+/// The causal mask and scale of scores [BH, G*S, S]: row i of a stacked
+/// group is query position i mod S and sees keys j <= it; visible scores
+/// are divided by sqrt(hd), hidden ones are -inf.
+static Value maskedScores(TensorBuilder &tb, Value scores, int64_t seq,
+                          int64_t headDim) {
   Value scale = tb.f32(std::sqrt(static_cast<double>(headDim)));
   Value seqLen = tb.index(seq);
   Value negInf = tb.f32(-std::numeric_limits<double>::infinity());
-  // Row i of a stacked group is query position i mod S; it sees keys j <= it.
-  Value masked = tb.map(scores, [&](OpBuilder &b, Location l, Args a) -> Value {
+  return tb.map(scores, [&](OpBuilder &b, Location l, Args a) -> Value {
     Value i = tb.loopIndex(b, l, 1), j = tb.loopIndex(b, l, 2);
     Value pos = arith::RemUIOp::create(b, l, i, seqLen);
     Value visible =
@@ -212,6 +211,16 @@ LlamaGraph::Attention LlamaGraph::attention(Value q, Value k, Value v) {
     return arith::SelectOp::create(
         b, l, visible, arith::DivFOp::create(b, l, a[0], scale), negInf);
   });
+}
+
+/// The body of the causal_attention composite (Composites.h).
+static SmallVector<Value> attentionBody(TensorBuilder &tb, ValueRange args,
+                                        int64_t seq, int64_t headDim) {
+  Value q = args[0], k = args[1], v = args[2];
+  Value masked =
+      maskedScores(tb, tb.batchMatmul(q, k, false, true), seq, headDim);
+  SmallVector<int64_t> shape(shapeOf(masked));
+  AffineMap all = tb.identity(3), rows = tb.project(3, {0, 1});
   Value rowMax = tb.reduceLast(masked, /*isMax=*/true);
   Value exps = tb.generic({masked, rowMax}, {all, rows}, all, shape,
                           std::nullopt,
@@ -220,39 +229,116 @@ LlamaGraph::Attention LlamaGraph::attention(Value q, Value k, Value v) {
                             return math::ExpOp::create(b, l, z);
                           });
   Value sums = tb.reduceLast(exps);
-  saved.probs = tb.generic({exps, sums}, {all, rows}, all, shape,
+  Value probs = tb.generic({exps, sums}, {all, rows}, all, shape,
                            std::nullopt,
                            [](OpBuilder &b, Location l, Args a) -> Value {
                              return arith::DivFOp::create(b, l, a[0], a[1]);
                            });
-  saved.out = fromQueryHeads(tb.batchMatmul(saved.probs, saved.v, false, false));
-  return saved;
+  Value lse = tb.map({rowMax, sums}, [](OpBuilder &b, Location l, Args a) {
+    return arith::AddFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]))
+        .getResult();
+  });
+  return {tb.batchMatmul(probs, v, false, false), lse};
 }
 
-void LlamaGraph::attentionBackward(const Attention &saved, Value dOut,
-                                   Value &dq, Value &dk, Value &dv) {
-  Value dO = queryHeads(dOut);
-  Value dProbs = tb.batchMatmul(dO, saved.v, false, true);
-  dv = fromKVHeads(tb.batchMatmul(saved.probs, dO, true, false));
-  SmallVector<int64_t> shape(shapeOf(dProbs));
+/// The body of the causal_attention_backward composite: the probabilities
+/// are recomputed from the scores and the saved log-sum-exp, so the
+/// forward keeps O(rows) of them, not O(rows * keys).
+static SmallVector<Value> attentionGradBody(TensorBuilder &tb,
+                                            ValueRange args, int64_t seq,
+                                            int64_t headDim) {
+  Value q = args[0], k = args[1], v = args[2], out = args[3], lse = args[4],
+        dO = args[5];
+  Value masked =
+      maskedScores(tb, tb.batchMatmul(q, k, false, true), seq, headDim);
+  SmallVector<int64_t> shape(shapeOf(masked));
   AffineMap all = tb.identity(3), rows = tb.project(3, {0, 1});
-  // Softmax backward: dS = P * (dP - sum_j P dP), then the 1/sqrt(hd).
-  Value rowDot = tb.generic({saved.probs, dProbs}, {all, all}, rows,
-                            {shape[0], shape[1]}, 0.0,
+  Value probs = tb.generic({masked, lse}, {all, rows}, all, shape,
+                           std::nullopt,
+                           [](OpBuilder &b, Location l, Args a) -> Value {
+                             Value z = arith::SubFOp::create(b, l, a[0], a[1]);
+                             return math::ExpOp::create(b, l, z);
+                           });
+  Value dProbs = tb.batchMatmul(dO, v, false, true);
+  Value dv = tb.batchMatmul(probs, dO, true, false);
+  // Softmax backward: dS = P * (dP - sum_j P dP), then the 1/sqrt(hd); the
+  // row sums of P dP are those of dO * O (O = P V).
+  SmallVector<int64_t> headShape(shapeOf(out));
+  Value rowDot = tb.generic({dO, out}, {all, all}, rows,
+                            {headShape[0], headShape[1]}, 0.0,
                             [](OpBuilder &b, Location l, Args a) -> Value {
                               Value p = arith::MulFOp::create(b, l, a[0], a[1]);
                               return arith::AddFOp::create(b, l, a[2], p);
                             });
   Value scale = tb.f32(std::sqrt(static_cast<double>(headDim)));
   Value dScores = tb.generic(
-      {saved.probs, dProbs, rowDot}, {all, all, rows}, all, shape,
-      std::nullopt, [&](OpBuilder &b, Location l, Args a) -> Value {
+      {probs, dProbs, rowDot}, {all, all, rows}, all, shape, std::nullopt,
+      [&](OpBuilder &b, Location l, Args a) -> Value {
         Value centered = arith::SubFOp::create(b, l, a[1], a[2]);
         Value ds = arith::MulFOp::create(b, l, a[0], centered);
         return arith::DivFOp::create(b, l, ds, scale);
       });
-  dq = fromQueryHeads(tb.batchMatmul(dScores, saved.k, false, false));
-  dk = fromKVHeads(tb.batchMatmul(dScores, saved.q, true, false));
+  return {tb.batchMatmul(dScores, k, false, false),
+          tb.batchMatmul(dScores, q, true, false), dv};
+}
+
+SmallVector<Value> LlamaGraph::callComposite(StringRef kind, ValueRange args,
+                                             TypeRange results,
+                                             CompositeBody body) {
+  OpBuilder &b = tb.b;
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  std::string name = kind.str();
+  for (Type t : args.getTypes()) {
+    name += "_";
+    for (int64_t d : cast<RankedTensorType>(t).getShape())
+      name += std::to_string(d) + "x";
+    name.pop_back();
+  }
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    callee = func::FuncOp::create(
+        mb, tb.loc, name, mb.getFunctionType(args.getTypes(), results));
+    callee.setPrivate();
+    callee->setAttr(kCompositeAttrName, mb.getStringAttr(kind));
+    OpBuilder inner = OpBuilder::atBlockBegin(callee.addEntryBlock());
+    TensorBuilder itb(inner, tb.loc);
+    SmallVector<Value> values =
+        body(itb, callee.getArguments(), seq, headDim);
+    func::ReturnOp::create(inner, tb.loc, values);
+  }
+  return func::CallOp::create(b, tb.loc, callee, args).getResults();
+}
+
+LlamaGraph::Attention LlamaGraph::attention(Value q, Value k, Value v) {
+  Attention saved;
+  saved.q = queryHeads(q);
+  saved.k = kvHeads2(k);
+  saved.v = kvHeads2(v);
+  auto headsType = cast<RankedTensorType>(saved.q.getType());
+  auto lseType = RankedTensorType::get(headsType.getShape().drop_back(),
+                                       headsType.getElementType());
+  SmallVector<Value> r =
+      callComposite(kCausalAttention, {saved.q, saved.k, saved.v},
+                    {headsType, lseType}, attentionBody);
+  saved.heads = r[0];
+  saved.lse = r[1];
+  saved.out = fromQueryHeads(saved.heads);
+  return saved;
+}
+
+void LlamaGraph::attentionBackward(const Attention &saved, Value dOut,
+                                   Value &dq, Value &dk, Value &dv) {
+  Value dO = queryHeads(dOut);
+  SmallVector<Value> r = callComposite(
+      kCausalAttentionBackward,
+      {saved.q, saved.k, saved.v, saved.heads, saved.lse, dO},
+      {saved.q.getType(), saved.k.getType(), saved.v.getType()},
+      attentionGradBody);
+  dq = fromQueryHeads(r[0]);
+  dk = fromKVHeads(r[1]);
+  dv = fromKVHeads(r[2]);
 }
 
 //===----------------------------------------------------------------------===//

@@ -57,7 +57,8 @@ public:
 
   struct Attention {
     Value q, k, v; // rotated heads, as in queryHeads/kvHeads2
-    Value probs;   // [B * kvHeads, groups * S, S]
+    Value heads;   // the output in queryHeads form
+    Value lse;     // [B * kvHeads, groups * S]: log-sum-exp of the scores
     Value out;     // [T, heads * hd], before o_proj
   };
   /// Causal softmax attention of rotated q and k and v (rows form).
@@ -78,6 +79,13 @@ public:
   Value crossEntropy(Value logits, Value targets, Value &dLogits);
 
 private:
+  using CompositeBody = SmallVector<Value> (*)(TensorBuilder &, ValueRange,
+                                               int64_t seq, int64_t headDim);
+  /// Calls the composite `kind` (Composites.h) of these argument types,
+  /// defining it with `body` on first use.
+  SmallVector<Value> callComposite(StringRef kind, ValueRange args,
+                                   TypeRange results, CompositeBody body);
+
   Value cosTable, sinTable; // [S, hd / 2]
 };
 

@@ -31,6 +31,9 @@ bool mlir::mxfp4::hostHasAvx512BF16() {
 
 void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
                                    const CpuPipelineOptions &options) {
+  // Composites (attention) run as their decompositions, fused with the rest
+  // of the step by the passes below.
+  addCompositeInlining(pm);
   // Layers that read one activation (q/k/v_proj, gate/up_proj) get identical
   // rotations and quantizations of it from the recipe: compute each once.
   pm.addPass(createCSEPass());

@@ -31,6 +31,8 @@ using namespace mlir;
 
 void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
                                             const Gfx950PipelineOptions &o) {
+  // No fused kernels here: composites become their decompositions.
+  addCompositeInlining(pm);
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
@@ -46,9 +48,14 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
     buildGenericGpuKernelPipeline(pm);
 }
 
+void mlir::mxfp4::addCompositeInlining(OpPassManager &pm) {
+  // Only inlining: the callers' own pipelines canonicalize afterwards.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+}
+
 void mlir::mxfp4::buildGenericGpuKernelPipeline(
-    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned,
-    bool warpReductions) {
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> fused,
+    llvm::function_ref<void(OpPassManager &)> tuned, bool warpReductions) {
   // The rest of the program: buffers, one generic kernel per linalg op, and
   // one module of distinct kernels.
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -57,6 +64,11 @@ void mlir::mxfp4::buildGenericGpuKernelPipeline(
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  if (fused)
+    fused(pm);
+  // Composites left as calls run as their decompositions (before the tuned
+  // passes, which may turn their ops into launches).
+  addCompositeInlining(pm);
   if (tuned)
     tuned(pm.nest<func::FuncOp>());
   ConvertLinalgToGPULaunchPassOptions generic;

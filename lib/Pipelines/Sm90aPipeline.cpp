@@ -17,6 +17,7 @@
 #include "mxfp4/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,6 +27,11 @@ using namespace mlir;
 
 void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
                                      const Sm90aPipelineOptions &o) {
+  // Fused attention is a bf16 tensor-core kernel: with f32 GEMMs the
+  // composites run as their decompositions, with the CPU's numerics.
+  bool bf16 = o.gemmPrecision == "bf16";
+  if (!bf16)
+    addCompositeInlining(pm);
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
@@ -39,8 +45,12 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   if (o.mixed)
     buildGenericGpuKernelPipeline(
         pm,
+        [&](OpPassManager &module) {
+          if (bf16)
+            module.addPass(createConvertAttentionToNVGPUPass());
+        },
         [&](OpPassManager &functions) {
-          if (o.gemmPrecision == "bf16")
+          if (bf16)
             functions.addPass(createConvertLinalgMatmulToNVGPUPass());
         },
         /*warpReductions=*/true);

@@ -14,6 +14,10 @@ Cases:
 - high-precision linalg contractions on bf16 tensor cores (every
   transposition, batches, ragged K): within 1e-5 of the product of the
   bf16-rounded operands;
+- fused causal attention (the composites' FlashAttention kernels, bf16
+  tensor cores) against their f32 decomposition on the CPU: forward (o,
+  lse) and backward (dq, dk, dv), within 2e-2 of each result's largest
+  magnitude; and an attention-sized step and 40 training steps with them;
 - the micro Llama step (loss_and_grads, train_step) under bf16 and
   fp4-all-dht16, with the high-precision GEMMs in f32 (the CPU's numerics)
   and on bf16 tensor cores (PyTorch autocast's);
@@ -225,33 +229,78 @@ micro = os.path.join(os.path.dirname(__file__), "..", "..", "test", "Tools",
 subprocess.run([tool, "compile", f"--preset={micro}", "-o", f"{out}/step.mlir"],
                check=True)
 step = open(f"{out}/step.mlir").read()
-for recipe, gemm, tolerance in [("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"),
-                                ("fp4-all-dht16", "f32", "step"),
-                                ("fp4-all-dht16", "bf16", "bf16")]:
-    for function in ["loss_and_grads", "train_step"]:
-        head = re.search(r"func\.func @" + function + r"\((.*?)\)\s*->\s*\((.*?)\)\s*(attributes|\{)",
-                         step, re.S)
-        types = re.findall(r"tensor<([0-9x]+)x(f32|i32)>|: (i64)", head.group(1))
-        results = len(re.findall(r"tensor<", head.group(2)))
-        floats = sum(1 for _, e, s in types if e == "f32")
-        inputs = []
-        for i, (shape, elem, scalar) in enumerate(types):
-            if scalar:
-                inputs.append(5)
-                continue
-            dims = [int(d) for d in shape.split("x")]
-            if elem == "i32":
-                a = rng.integers(0, 256, dims).astype(np.int32)
-            elif function == "train_step" and i >= floats // 3:
-                a = 1e-3 * rng.standard_normal(dims)  # AdamW m, and v >= 0
-                a = (np.abs(a) * 1e-2 if i >= 2 * floats // 3 else a).astype(np.float32)
-            elif len(dims) == 1:
-                a = (1 + 0.1 * rng.standard_normal(dims)).astype(np.float32)
-            else:
-                a = (0.05 * rng.standard_normal(dims)).astype(np.float32)
-            inputs.append(a)
-        add_case(f"step-{recipe}-{gemm}-{function}", step, function, inputs,
-                 results, tolerance, recipe=recipe, gemm=gemm)
+
+
+def step_cases(step, label, combos):
+    """loss_and_grads and train_step of `step` on random weights, per
+    (recipe, GEMM precision, tolerance)."""
+    for recipe, gemm, tolerance in combos:
+        for function in ["loss_and_grads", "train_step"]:
+            head = re.search(r"func\.func @" + function + r"\((.*?)\)\s*->\s*\((.*?)\)\s*(attributes|\{)",
+                             step, re.S)
+            types = re.findall(r"tensor<([0-9x]+)x(f32|i32)>|: (i64)", head.group(1))
+            results = len(re.findall(r"tensor<", head.group(2)))
+            floats = sum(1 for _, e, s in types if e == "f32")
+            inputs = []
+            for i, (shape, elem, scalar) in enumerate(types):
+                if scalar:
+                    inputs.append(5)
+                    continue
+                dims = [int(d) for d in shape.split("x")]
+                if elem == "i32":
+                    a = rng.integers(0, 256, dims).astype(np.int32)
+                elif function == "train_step" and i >= floats // 3:
+                    a = 1e-3 * rng.standard_normal(dims)  # AdamW m, and v >= 0
+                    a = (np.abs(a) * 1e-2 if i >= 2 * floats // 3 else a).astype(np.float32)
+                elif len(dims) == 1:
+                    a = (1 + 0.1 * rng.standard_normal(dims)).astype(np.float32)
+                else:
+                    a = (0.05 * rng.standard_normal(dims)).astype(np.float32)
+                inputs.append(a)
+            add_case(f"step{label}-{recipe}-{gemm}-{function}", step, function, inputs,
+                     results, tolerance, recipe=recipe, gemm=gemm)
+
+
+step_cases(step, "", [("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"),
+                      ("fp4-all-dht16", "f32", "step"), ("fp4-all-dht16", "bf16", "bf16")])
+
+# --- Fused attention: the composites of a step whose heads the kernels
+# cover (seq 128, head dim 64, two query heads a KV head), called alone. ----
+attn = dict(json.load(open(micro)), name="attn", dim=128, num_heads=2,
+            num_kv_heads=1, ffn_dim=192, seq_len=128, batch_size=4)
+attn_config = os.path.join(out, "attn.json")
+json.dump(attn, open(attn_config, "w"))
+subprocess.run([tool, "compile", f"--preset={attn_config}", "-o", f"{out}/attn-step.mlir"],
+               check=True)
+attn_step = open(f"{out}/attn-step.mlir").read()
+
+
+def composite_case(kind, inputs):
+    """A public @f calling the step's `kind` composite on `inputs`."""
+    m = re.search(r"  func\.func private @(" + kind + r"_[0-9x_]+)\((.*?)\) -> \((.*?)\) "
+                  r"attributes.*?\n  \}\n", attn_step, re.S)
+    name, params, results = m.group(1), m.group(2), m.group(3)
+    types = re.findall(r"tensor<[0-9x]+xf32>", params)
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    outs = re.findall(r"tensor<[0-9x]+xf32>", results)
+    n = len(outs)
+    mlir = (f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
+            f"  %r:{n} = call @{name}({', '.join(f'%a{i}' for i in range(len(types)))}) : "
+            f"({', '.join(types)}) -> ({', '.join(outs)})\n"
+            f"  return {', '.join(f'%r#{i}' for i in range(n))} : {', '.join(outs)}\n}}\n"
+            + m.group(0))
+    add_case(kind.replace("_", "-"), mlir, "f", inputs, n, "2e-2")
+
+
+q = rng.standard_normal((4, 256, 64)).astype(np.float32)
+k, v = (rng.standard_normal((4, 128, 64)).astype(np.float32) for _ in range(2))
+composite_case("causal_attention", [q, k, v])
+o, lse = (np.load(f"{out}/causal-attention/cpu{i}.npy") for i in range(2))
+composite_case("causal_attention_backward",
+               [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)])
+# The step with fused attention, against the CPU's f32.
+step_cases(attn_step, "-attn", [("bf16", "bf16", "bf16")])
+os.remove(f"{out}/attn-step.mlir")
 
 # --- Training on the GPU: the CPU trainer's run (same seed, weights and
 # batches, exported by `train --export-gpu-run`) against the CUDA runtime's
@@ -263,20 +312,28 @@ json.dump(config, open(train_config, "w"))
 corpus = os.path.join(out, "corpus.txt")
 subprocess.run([sys.executable, os.path.join(os.path.dirname(micro), "make_corpus.py"),
                 corpus], check=True)
-for recipe, gemm in [("bf16", "f32"), ("fp4-all-dht16", "f32"), ("fp4-all-dht16", "bf16")]:
-    case = os.path.join(out, f"train-{recipe}-{gemm}")
-    common = [f"--preset={train_config}", f"--recipe={recipe}", f"--data={corpus}",
+attn_train = dict(attn, name="attn-train", total_steps=40, warmup_steps=4)
+attn_train_config = os.path.join(out, "train-attn.json")
+json.dump(attn_train, open(attn_train_config, "w"))
+for recipe, gemm, config in [("bf16", "f32", train_config),
+                             ("fp4-all-dht16", "f32", train_config),
+                             ("fp4-all-dht16", "bf16", train_config),
+                             ("bf16", "bf16", attn_train_config)]:
+    label = "" if config == train_config else "-attn"
+    case = os.path.join(out, f"train{label}-{recipe}-{gemm}")
+    common = [f"--preset={config}", f"--recipe={recipe}", f"--data={corpus}",
               "--tokenizer=byte", "--seed=3"]
     subprocess.run([tool, "train"] + common + [f"--out={case}/cpu", "--eval-every=0"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     subprocess.run([tool, "train"] + common + [f"--export-gpu-run={case}/run"],
                    check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([tool, "compile", f"--preset={train_config}", f"--recipe={recipe}",
+    subprocess.run([tool, "compile", f"--preset={config}", f"--recipe={recipe}",
                     "--target=sm_90a", f"--gemm-precision={gemm}", f"--out-dir={case}"],
                    check=True, stdout=subprocess.DEVNULL)
     for listing in ("kernels.mlir", "kernels.ptx"):
         os.remove(f"{case}/{listing}")
-    manifest.append(f"train-{recipe}-{gemm} train 0 {'curve' if gemm == 'f32' and recipe == 'bf16' else 'curve-fp4'}")
+    tolerance = "curve" if gemm == "f32" and recipe == "bf16" else "curve-fp4"
+    manifest.append(f"train{label}-{recipe}-{gemm} train 0 {tolerance}")
 
 with open(f"{out}/cases.txt", "w") as f:
     f.write("\n".join(manifest) + "\n")

@@ -16,7 +16,8 @@ CPU's, by the case's tolerance:
 - curve / curve-fp4: a training run's losses (metrics.jsonl) against the
   CPU trainer's, step by step: within 1e-3 relative in f32, within 2e-2
   under an MXFP4 recipe (whose quantizations flip on last-bit differences
-  and then follow their own trajectory).
+  and then follow their own trajectory) or with bf16 tensor-core GEMMs
+  and attention.
 Prints one line a case and exits 1 if any fails."""
 import json
 import os

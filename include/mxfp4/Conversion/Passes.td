@@ -302,6 +302,65 @@ def ConvertLinalgMatmulToNVGPUPass
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionToNVGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertAttentionToNVGPUPass
+    : Pass<"convert-attention-to-nvgpu", "::mlir::ModuleOp"> {
+  let summary = "Bufferized causal-attention composites to fused "
+                "FlashAttention launches for NVIDIA Hopper";
+  let description = [{
+    Replaces each `func.call` of a `causal_attention` or
+    `causal_attention_backward` composite (a private function marked
+    `mxfp4.composite`, whose body is the reference decomposition; see
+    `mxfp4/Dialect/MXFP4/Transforms/Composites.h`) by FlashAttention-2
+    style launches on `mma.sync`: the forward keeps the scores of 64 query
+    rows against 64 keys in registers with an online softmax and writes the
+    output and the log-sum-exp; the backward recomputes the probabilities
+    from the log-sum-exp in a query kernel (dq) and a key kernel (dk, dv),
+    deterministically (no atomics). Operands are rounded to bf16 for the
+    tensor cores, products accumulate in f32 and the softmax is f32: the
+    numerics of PyTorch's bf16 autocast, not the f32 of the decomposition.
+    Calls it does not cover (head dim above 64 or not a multiple of 16,
+    sequences not a multiple of 64, non-f32 or non-identity buffers) stay
+    calls, for the inliner; composites left without calls are erased.
+
+    Example:
+
+    ```mlir
+    // Before
+    %o, %lse = call @causal_attention_8x512x64_4x256x64_4x256x64(%q, %k, %v)
+        : (memref<8x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>)
+        -> (memref<8x512x64xf32>, memref<8x512xf32>)
+    // After (abridged)
+    %o = memref.alloc() : memref<8x512x64xf32>
+    %lse = memref.alloc() : memref<8x512xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c8, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%x = %c128, ...)
+               workgroup(%sq : memref<4608xbf16, #gpu.address_space<workgroup>>,
+                         ...) {
+      ... vector.load %q[...] : memref<8x512x64xf32>, vector<8xf32>
+      %r:12 = scf.for %j = %c0 to %n step %c1 iter_args(...) {
+        ... nvvm.ldmatrix ... nvvm.mma.sync ... math.exp ... gpu.shuffle xor
+      }
+      ... vector.store ... %o[...] ... memref.store ... %lse[...]
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // LinalgToGPU
 //===----------------------------------------------------------------------===//
 

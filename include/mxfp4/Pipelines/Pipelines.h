@@ -78,13 +78,20 @@ void buildCpuPipeline(OpPassManager &pm,
 void buildGfx950KernelPipeline(OpPassManager &pm,
                                const Gfx950PipelineOptions &options = {});
 
+/// Inlines every call, composites (mxfp4/Dialect/MXFP4/Transforms/
+/// Composites.h) included: their bodies are their reference decompositions.
+void addCompositeInlining(OpPassManager &pm);
+
 /// Bufferizes a tensor program and gives every linalg op a generic GPU
 /// kernel (convert-linalg-to-gpu-launch), all kernels in one gpu.module
-/// @mxfp4_kernels: target-independent. `tuned` adds a target's function
-/// passes between bufferization and the generic kernels; `warpReductions`
-/// gives row reductions a warp of 32 work-items a row (NVIDIA).
+/// @mxfp4_kernels: target-independent. After bufferization, `fused` adds a
+/// target's module passes that replace composites by fused kernels; the
+/// composites left are inlined; `tuned` adds a target's function passes
+/// (tuned GEMMs) before the generic kernels. `warpReductions` gives row
+/// reductions a warp of 32 work-items a row (NVIDIA).
 void buildGenericGpuKernelPipeline(
-    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> tuned = {},
+    OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> fused = {},
+    llvm::function_ref<void(OpPassManager &)> tuned = {},
     bool warpReductions = false);
 
 struct Sm90aPipelineOptions

@@ -33,11 +33,8 @@ Value SharedTile::offset(KernelBuilder &kb, Value row, Value k) const {
                      : kb.add(kb.mul(k, stride()), row);
 }
 
-/// The four registers of an `ldmatrix.x4` of the 16 x 16 sub-tile at
-/// (row, k); `aOrder` orders the matrices as A's fragment, else as two n8
-/// tiles of B.
-static SmallVector<Value> loadFragment(KernelBuilder &kb, const SharedTile &t,
-                                       Value row, Value k, bool aOrder) {
+SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
+                                      Value row, Value k, bool aOrder) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
   Value lane = kb.rem(kb.threadId(), 32);
@@ -67,16 +64,52 @@ static SmallVector<Value> loadFragment(KernelBuilder &kb, const SharedTile &t,
   return regs;
 }
 
-void sm90::mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
-                   Value warpM, Value warpN, SmallVectorImpl<Value> &acc) {
+Value sm90::mma(KernelBuilder &kb, ArrayRef<Value> a, ArrayRef<Value> b,
+                Value acc) {
   OpBuilder &ob = kb.builder();
   Location loc = kb.location();
   Type f32 = ob.getF32Type();
-  auto accType = VectorType::get({4}, f32);
   auto resultType =
       LLVM::LLVMStructType::getLiteral(ob.getContext(), {f32, f32, f32, f32});
+  SmallVector<Value> c;
+  for (int64_t e = 0; e < 4; ++e)
+    c.push_back(vector::ExtractOp::create(ob, loc, acc, e));
+  Value r = NVVM::MmaOp::create(
+      ob, loc, resultType, a, b, c, {16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> outs;
+  for (int64_t e = 0; e < 4; ++e)
+    outs.push_back(LLVM::ExtractValueOp::create(ob, loc, r, e));
+  return vector::FromElementsOp::create(ob, loc, VectorType::get({4}, f32),
+                                        outs);
+}
+
+SmallVector<Value> sm90::accumulatorsAsA(KernelBuilder &kb, Value lo,
+                                         Value hi) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  // A's registers: (row g, k 2t..2t+1), (row g + 8, same k), then the same
+  // at k + 8; C's elements 0-1 are row g, 2-3 row g + 8, at columns 2t..2t+1.
+  SmallVector<Value> regs;
+  for (Value acc : {lo, hi})
+    for (int64_t half = 0; half < 2; ++half) {
+      Value pair = vector::ShuffleOp::create(
+          b, loc, acc, acc, ArrayRef<int64_t>{2 * half, 2 * half + 1});
+      Value packed = arith::TruncFOp::create(
+          b, loc, VectorType::get({2}, b.getBF16Type()), pair);
+      Value word = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), packed);
+      regs.push_back(vector::ExtractOp::create(b, loc, word, 0));
+    }
+  return regs;
+}
+
+void sm90::mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
+                   Value warpM, Value warpN, SmallVectorImpl<Value> &acc) {
   Value rowA = kb.mul(warpM, kWarpM), rowB = kb.mul(warpN, kWarpN);
-  for (int64_t kk = 0; kk < kStepK; kk += 16) {
+  for (int64_t kk = 0; kk < a.depth; kk += 16) {
     SmallVector<SmallVector<Value>> aFrags, bFrags;
     for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
       aFrags.push_back(loadFragment(kb, a, kb.add(rowA, mi * 16), kb.idx(kk),
@@ -87,22 +120,8 @@ void sm90::mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
     for (int64_t mi = 0; mi < kWarpM / 16; ++mi)
       for (int64_t ni = 0; ni < kWarpN / 8; ++ni) {
         Value &d = acc[mi * (kWarpN / 8) + ni];
-        SmallVector<Value> c;
-        for (int64_t e = 0; e < 4; ++e)
-          c.push_back(vector::ExtractOp::create(ob, loc, d, e));
-        ArrayRef<Value> bRegs =
-            ArrayRef<Value>(bFrags[ni / 2]).slice((ni % 2) * 2, 2);
-        Value r = NVVM::MmaOp::create(
-            ob, loc, resultType, aFrags[mi], bRegs, c, {16, 8, 16},
-            std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                          NVVM::MMATypes::bf16},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        SmallVector<Value> outs;
-        for (int64_t e = 0; e < 4; ++e)
-          outs.push_back(LLVM::ExtractValueOp::create(ob, loc, r, e));
-        d = vector::FromElementsOp::create(ob, loc, accType, outs);
+        d = mma(kb, aFrags[mi],
+                ArrayRef<Value>(bFrags[ni / 2]).slice((ni % 2) * 2, 2), d);
       }
   }
 }

@@ -30,20 +30,39 @@ constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
 /// Accumulators a warp holds: (kWarpM / 16) x (kWarpN / 8) vector<4xf32>.
 constexpr int64_t kAccumulators = (kWarpM / 16) * (kWarpN / 8);
 
-/// A 128-row operand tile of one K step in shared memory, bf16: [128][64]
-/// if K is contiguous, else [64][128], rows padded by 8 elements so that
-/// `ldmatrix` is free of bank conflicts.
+/// An operand tile in shared memory, bf16: [rows][depth] if K (the depth)
+/// is contiguous, else [depth][rows], lines padded by 8 elements so that
+/// `ldmatrix` is free of bank conflicts. The GEMMs' tiles are 128 rows by
+/// one K step of 64.
 struct SharedTile {
   Value memref; // 1-D bf16 in workgroup memory
   bool kContiguous;
+  int64_t rows = kTile, depth = kStepK;
 
-  int64_t stride() const { return (kContiguous ? kStepK : kTile) + 8; }
-  static int64_t elements(bool kContiguous) {
-    return (kContiguous ? kTile : kStepK) * ((kContiguous ? kStepK : kTile) + 8);
+  int64_t stride() const { return (kContiguous ? depth : rows) + 8; }
+  static int64_t elements(bool kContiguous, int64_t rows = kTile,
+                          int64_t depth = kStepK) {
+    return (kContiguous ? rows : depth) * ((kContiguous ? depth : rows) + 8);
   }
   /// The element offset of (row, k).
   Value offset(KernelBuilder &kb, Value row, Value k) const;
 };
+
+/// The four registers of an `ldmatrix.x4` of the 16 x 16 sub-tile of `t` at
+/// (row, k): A's fragment of rows row..row+15 if `aOrder`, else B's
+/// fragments of the two n8 tiles at row and row + 8 (two registers each).
+SmallVector<Value> loadFragment(KernelBuilder &kb, const SharedTile &t,
+                                Value row, Value k, bool aOrder);
+
+/// acc + A * B over one k16: `a` four registers of A's fragment, `b` two of
+/// B's, `acc` vector<4xf32> in C's fragment layout.
+Value mma(KernelBuilder &kb, ArrayRef<Value> a, ArrayRef<Value> b, Value acc);
+
+/// The A fragment (four i32 of bf16 pairs) of the 16 x 16 product rows of a
+/// k16 slice whose two n8 halves are the accumulators `lo` and `hi`
+/// (vector<4xf32>, C's layout): C's fragment of an m16n8 tile is A's of the
+/// matching k8 half, so a product feeds the next MMA from registers.
+SmallVector<Value> accumulatorsAsA(KernelBuilder &kb, Value lo, Value hi);
 
 /// One K step of this warp: acc[mi * 4 + ni] += A(mi) * B(ni)^T over the
 /// step's 64 K. `warpM`, `warpN`: this warp's place in the 2 x 4 grid.

@@ -1,0 +1,39 @@
+//===- Composites.h - functions a target may replace by one kernel -*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A composite is a private function whose body is the reference
+// decomposition of one operation (like StableHLO's composite op): every
+// pipeline may inline it, and a target with a fused kernel for it replaces
+// the calls instead. The kernel must compute what the body computes, within
+// the target's documented tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_DIALECT_MXFP4_TRANSFORMS_COMPOSITES_H
+#define MXFP4_DIALECT_MXFP4_TRANSFORMS_COMPOSITES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::mxfp4 {
+
+/// The function attribute naming a composite's operation.
+constexpr llvm::StringLiteral kCompositeAttrName = "mxfp4.composite";
+
+/// Causal attention of stacked GQA heads, f32:
+///   (q [BH, G*S, D], k [BH, S, D], v [BH, S, D]) -> (o [BH, G*S, D],
+///   lse [BH, G*S])
+/// Row r of q is query position r mod S and sees keys 0..r mod S; scores
+/// are q k^T / sqrt(D), o = softmax(scores) v, lse = max + log(sum exp).
+constexpr llvm::StringLiteral kCausalAttention = "causal_attention";
+/// Its gradient: (q, k, v, o, lse, dO) -> (dq, dk, dv), with
+/// P = exp(scores - lse) and dS = P * (dO v^T - rowsum(dO * o)) / sqrt(D).
+constexpr llvm::StringLiteral kCausalAttentionBackward =
+    "causal_attention_backward";
+
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_DIALECT_MXFP4_TRANSFORMS_COMPOSITES_H

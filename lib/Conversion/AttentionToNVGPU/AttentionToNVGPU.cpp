@@ -1,0 +1,120 @@
+//===- AttentionToNVGPU.cpp - attention composites to fused kernels -------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs after bufferization: a call of a causal-attention composite has f32
+// buffer operands and returns fresh buffers, which become allocations the
+// fused launches (FlashAttention.h) fill.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp4/Conversion/Passes.h"
+
+#include "FlashAttention.h"
+
+#include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::mxfp4 {
+#define GEN_PASS_DEF_CONVERTATTENTIONTONVGPUPASS
+#include "mxfp4/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp4
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+
+/// The static shape of `v` if it is an f32 buffer with the identity layout.
+static std::optional<ArrayRef<int64_t>> plainShape(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity())
+    return std::nullopt;
+  return type.getShape();
+}
+
+/// The attention shape of a composite call, if the kernels cover it:
+/// q [BH, G*S, D], k and v [BH, S, D], and (backward) o, lse, dO alike.
+static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
+                                                      bool backward) {
+  if (call.getNumOperands() != (backward ? 6u : 3u))
+    return std::nullopt;
+  for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
+    if (!plainShape(v))
+      return std::nullopt;
+  ArrayRef<int64_t> q = *plainShape(call.getOperand(0)),
+                    k = *plainShape(call.getOperand(1));
+  if (q.size() != 3 || k.size() != 3 || q[0] != k[0] || q[2] != k[2] ||
+      q[1] % k[1] || *plainShape(call.getOperand(2)) != k)
+    return std::nullopt;
+  sm90::AttentionShape shape{q[0], q[1] / k[1], k[1], k[2]};
+  if (backward &&
+      (*plainShape(call.getOperand(3)) != q ||
+       *plainShape(call.getOperand(4)) != q.drop_back() ||
+       *plainShape(call.getOperand(5)) != q))
+    return std::nullopt;
+  if (!sm90::isSupported(shape))
+    return std::nullopt;
+  return shape;
+}
+
+namespace {
+
+struct ConvertAttentionToNVGPUPass
+    : mxfp4::impl::ConvertAttentionToNVGPUPassBase<
+          ConvertAttentionToNVGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) { calls.push_back(call); });
+    OpBuilder b(&getContext());
+    SetVector<func::FuncOp> composites;
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      auto kind = callee ? callee->getAttrOfType<StringAttr>(kCompositeAttrName)
+                         : StringAttr();
+      if (!kind)
+        continue;
+      bool backward = kind.getValue() == kCausalAttentionBackward;
+      if (!backward && kind.getValue() != kCausalAttention)
+        continue;
+      composites.insert(callee);
+      std::optional<sm90::AttentionShape> shape = matchShape(call, backward);
+      if (!shape)
+        continue;
+      b.setInsertionPoint(call);
+      Location loc = call.getLoc();
+      SmallVector<Value> results;
+      for (Type t : call.getResultTypes())
+        results.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(t)));
+      auto args = call.getOperands();
+      if (backward)
+        sm90::emitAttentionBackward(b, loc, *shape, args[0], args[1], args[2],
+                                    args[3], args[4], args[5], results[0],
+                                    results[1], results[2]);
+      else
+        sm90::emitAttentionForward(b, loc, *shape, args[0], args[1], args[2],
+                                   results[0], results[1]);
+      call.replaceAllUsesWith(results);
+      call.erase();
+    }
+    for (func::FuncOp callee : composites)
+      if (callee.isPrivate() && SymbolTable::symbolKnownUseEmpty(callee, module))
+        callee.erase();
+  }
+};
+
+} // namespace

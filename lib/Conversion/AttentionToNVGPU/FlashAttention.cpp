@@ -1,0 +1,537 @@
+//===- FlashAttention.cpp - fused causal attention on Hopper --------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// FlashAttention-2 on `mma.sync` (TensorCore.h): a block of 4 warps owns 64
+// rows (16 a warp) and walks 64-row tiles of the other operand through
+// shared memory, converted from f32 to bf16 on the way in (PyTorch's
+// autocast rounding); products accumulate in f32 and the softmax is f32.
+// A product's accumulators are the next MMA's A operand in registers, so
+// scores and probabilities never leave the warp.
+//
+// - Forward: per 64 query rows, keys in steps of 64 up to the diagonal,
+//   with the online softmax (running row maximum and sum, rescaling the
+//   output); writes o and lse = max + log(sum).
+// - Backward, deterministic (no atomics): a row-dot kernel
+//   delta = rowsum(dO * o); a query kernel that recomputes P = exp(s - lse)
+//   and accumulates dq = dS k over the keys; a key kernel that, per 64 keys,
+//   walks every query row that sees them (all stacked GQA groups) and
+//   accumulates dv = P^T dO and dk = dS^T q. dS = P * (dP - delta) / sqrt(d).
+//
+// Row r of q is query position r mod seq; a block's 64 rows lie in one
+// group since seq is a multiple of 64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FlashAttention.h"
+
+#include "../MXFP4ToNVGPU/TensorCore.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::kernels;
+using namespace mlir::mxfp4::sm90;
+
+namespace {
+
+constexpr int64_t kThreads = 128; // 4 warps
+constexpr int64_t kRows = 64;     // rows a block owns, and rows a step walks
+constexpr int64_t kWarpRows = 16;
+
+using Fragments = SmallVector<SmallVector<Value>>;
+
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, const AttentionShape &s)
+      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), s(s) {}
+
+  void forward(Value q, Value k, Value v, Value o, Value lse);
+  void rowDot(Value o, Value dO, Value delta);
+  void backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
+                       Value delta, Value dq);
+  void backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
+                    Value delta, Value dk, Value dv);
+
+private:
+  int64_t queryRows() const { return s.groups * s.seq; }
+  /// Opens a launch of (blocksX, heads) blocks of 128 threads with `tiles`
+  /// bf16 tiles of 64 rows and `vectors` f32 [64] in shared memory, and
+  /// sets the per-thread values below.
+  gpu::LaunchOp open(int64_t blocksX, int64_t tiles, int64_t vectors);
+  SharedTile rowsTile(Value memory) const {
+    return {memory, true, kRows, s.headDim};
+  }
+  /// The same memory as the B operand of a product over its 64 rows.
+  SharedTile depthTile(Value memory) const {
+    return {memory, false, s.headDim, kRows};
+  }
+  /// Rows row0..row0+63 of `src` [heads, n, d] into `tile`, as bf16.
+  void loadTile(Value src, Value row0, Value tile);
+  /// src[head, row0..row0+63] (f32) into `memory`.
+  void loadVector(Value src, Value row0, Value memory);
+  /// The A fragments of this warp's 16 rows of `tile`.
+  Fragments aFragments(Value tile);
+  /// This warp's 16 x 64 block of A * T^T: A's fragments over d, T's 64
+  /// rows in shared memory. Eight accumulators, n8 tiles in column order.
+  SmallVector<Value> productT(const Fragments &a, Value tile);
+  /// acc[d / 8] += P * T, P this warp's 16 x 64 accumulators, T's 64 rows
+  /// the k of the product.
+  void accumulate(ArrayRef<Value> p, Value tile, SmallVectorImpl<Value> &acc);
+  /// Replaces each element x of `acc` (this warp's 16 x 8n block) by
+  /// f(x, row, column, half), row in 0..15, half = row / 8.
+  void mapElements(SmallVectorImpl<Value> &acc,
+                   function_ref<Value(Value, Value, Value, int64_t)> f);
+  /// Per half (rows g, g + 8), `combine` over this thread's elements and
+  /// then over the four threads of a row.
+  std::array<Value, 2> rowReduce(ArrayRef<Value> acc, bool isMax);
+  std::array<Value, 2> quadReduce(std::array<Value, 2> partial, bool isMax);
+  /// Stores this warp's 16 x d accumulators times scale[half] into rows
+  /// row0 + warp * 16 .. of dst [heads, n, d].
+  void storeRows(ArrayRef<Value> acc, Value dst, Value row0,
+                 std::array<Value, 2> scale);
+  SmallVector<Value> zeroAccumulators(int64_t count);
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value scaled(Value x) { return arith::DivFOp::create(b, loc, x, sqrtD); }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value le(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder kb;
+  const AttentionShape &s;
+  // Set by open().
+  Value tid, head, warp, g, t, sqrtD;
+};
+
+} // namespace
+
+gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> shared(
+      tiles, workgroupBuffer(ctx, SharedTile::elements(true, kRows, s.headDim),
+                             b.getBF16Type()));
+  shared.append(vectors, workgroupBuffer(ctx, kRows, b.getF32Type()));
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx(blocksX), kb.idx(s.heads), one, kb.idx(kThreads), one,
+      one, /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+      /*asyncDependencies=*/ValueRange(), shared);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  tid = launch.getThreadIds().x;
+  head = launch.getBlockIds().y;
+  warp = kb.div(tid, 32);
+  Value lane = kb.rem(tid, 32);
+  g = kb.div(lane, 4);
+  t = kb.rem(lane, 4);
+  sqrtD = f32(std::sqrt(static_cast<double>(s.headDim)));
+  return launch;
+}
+
+void Emitter::loadTile(Value src, Value row0, Value tile) {
+  // 8 contiguous f32 a thread per chunk, consecutive threads consecutive
+  // chunks: coalesced reads, 16-byte shared stores.
+  int64_t chunksPerRow = s.headDim / 8;
+  SharedTile view = rowsTile(tile);
+  for (int64_t i = 0; i < kRows * chunksPerRow / kThreads; ++i) {
+    Value chunk = kb.add(tid, i * kThreads);
+    Value row = kb.div(chunk, chunksPerRow);
+    Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
+    Value x = vector::LoadOp::create(
+        b, loc, VectorType::get({8}, b.getF32Type()), src,
+        ValueRange{head, kb.add(row0, row), col}, /*nontemporal=*/false,
+        llvm::MaybeAlign(32));
+    Value h =
+        arith::TruncFOp::create(b, loc, VectorType::get({8}, b.getBF16Type()), x);
+    vector::StoreOp::create(b, loc, h, tile,
+                            ValueRange{view.offset(kb, row, col)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+void Emitter::loadVector(Value src, Value row0, Value memory) {
+  auto inRange = scf::IfOp::create(b, loc, kb.lt(tid, kRows), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  Value x = memref::LoadOp::create(b, loc, src,
+                                   ValueRange{head, kb.add(row0, tid)});
+  memref::StoreOp::create(b, loc, x, memory, ValueRange{tid});
+}
+
+Fragments Emitter::aFragments(Value tile) {
+  Fragments frags;
+  for (int64_t kk = 0; kk < s.headDim; kk += 16)
+    frags.push_back(loadFragment(kb, rowsTile(tile), kb.mul(warp, kWarpRows),
+                                 kb.idx(kk), /*aOrder=*/true));
+  return frags;
+}
+
+SmallVector<Value> Emitter::zeroAccumulators(int64_t count) {
+  auto type = VectorType::get({4}, b.getF32Type());
+  return SmallVector<Value>(
+      count, arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
+}
+
+SmallVector<Value> Emitter::productT(const Fragments &a, Value tile) {
+  SmallVector<Value> acc = zeroAccumulators(kRows / 8);
+  for (int64_t kk = 0; kk < s.headDim / 16; ++kk)
+    for (int64_t nj = 0; nj < kRows / 16; ++nj) {
+      SmallVector<Value> bRegs = loadFragment(
+          kb, rowsTile(tile), kb.idx(nj * 16), kb.idx(kk * 16), false);
+      for (int64_t h = 0; h < 2; ++h)
+        acc[2 * nj + h] = mma(kb, a[kk], ArrayRef<Value>(bRegs).slice(2 * h, 2),
+                              acc[2 * nj + h]);
+    }
+  return acc;
+}
+
+void Emitter::accumulate(ArrayRef<Value> p, Value tile,
+                         SmallVectorImpl<Value> &acc) {
+  for (int64_t kk = 0; kk < kRows / 16; ++kk) {
+    SmallVector<Value> aRegs = accumulatorsAsA(kb, p[2 * kk], p[2 * kk + 1]);
+    for (int64_t dj = 0; dj < s.headDim / 16; ++dj) {
+      SmallVector<Value> bRegs = loadFragment(
+          kb, depthTile(tile), kb.idx(dj * 16), kb.idx(kk * 16), false);
+      for (int64_t h = 0; h < 2; ++h)
+        acc[2 * dj + h] = mma(kb, aRegs, ArrayRef<Value>(bRegs).slice(2 * h, 2),
+                              acc[2 * dj + h]);
+    }
+  }
+}
+
+void Emitter::mapElements(
+    SmallVectorImpl<Value> &acc,
+    function_ref<Value(Value, Value, Value, int64_t)> f) {
+  auto type = VectorType::get({4}, b.getF32Type());
+  for (auto [ni, vec] : llvm::enumerate(acc)) {
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < 4; ++e) {
+      Value x = vector::ExtractOp::create(b, loc, vec, e);
+      Value row = kb.add(g, (e / 2) * 8);
+      Value col = kb.add(kb.mul(t, 2), static_cast<int64_t>(ni) * 8 + e % 2);
+      elements.push_back(f(x, row, col, e / 2));
+    }
+    vec = vector::FromElementsOp::create(b, loc, type, elements);
+  }
+}
+
+std::array<Value, 2> Emitter::quadReduce(std::array<Value, 2> partial,
+                                         bool isMax) {
+  for (Value &v : partial)
+    for (int64_t offset : {1, 2}) {
+      Value other =
+          gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      v = isMax ? arith::MaximumFOp::create(b, loc, v, other).getResult()
+                : arith::AddFOp::create(b, loc, v, other).getResult();
+    }
+  return partial;
+}
+
+std::array<Value, 2> Emitter::rowReduce(ArrayRef<Value> acc, bool isMax) {
+  std::array<Value, 2> partial;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value r;
+    for (Value vec : acc)
+      for (int64_t e = 2 * half; e < 2 * half + 2; ++e) {
+        Value x = vector::ExtractOp::create(b, loc, vec, e);
+        r = !r    ? x
+            : isMax ? arith::MaximumFOp::create(b, loc, r, x).getResult()
+                    : arith::AddFOp::create(b, loc, r, x).getResult();
+      }
+    partial[half] = r;
+  }
+  return partial;
+}
+
+void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
+                        std::array<Value, 2> scale) {
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  Value rowBase = kb.add(row0, kb.add(kb.mul(warp, kWarpRows), g));
+  for (auto [di, vec] : llvm::enumerate(acc))
+    for (int64_t half = 0; half < 2; ++half) {
+      Value pair = vector::ShuffleOp::create(
+          b, loc, vec, vec, ArrayRef<int64_t>{2 * half, 2 * half + 1});
+      if (scale[half]) {
+        Value splat =
+            vector::BroadcastOp::create(b, loc, pairType, scale[half]);
+        pair = arith::MulFOp::create(b, loc, pair, splat);
+      }
+      Value col = kb.add(kb.mul(t, 2), static_cast<int64_t>(di) * 8);
+      vector::StoreOp::create(b, loc, pair, dst,
+                              ValueRange{head, kb.add(rowBase, half * 8), col});
+    }
+}
+
+void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
+  OpBuilder::InsertionGuard guard(b);
+  gpu::LaunchOp launch = open(queryRows() / kRows, 3, 0);
+  auto shared = launch.getWorkgroupAttributions();
+  Value qTile = shared[0], kTile = shared[1], vTile = shared[2];
+  Value row0 = kb.mul(launch.getBlockIds().x, kRows);
+  Value pos0 = kb.rem(row0, s.seq);
+  loadTile(q, row0, qTile);
+  gpu::BarrierOp::create(b, loc);
+  Fragments qFrags = aFragments(qTile);
+  // This thread's two query positions (rows g and g + 8 of its warp).
+  Value warpPos = kb.add(pos0, kb.mul(warp, kWarpRows));
+  std::array<Value, 2> pos = {kb.add(warpPos, g), kb.add(warpPos, kb.add(g, 8))};
+
+  Value negInf = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> inits = {negInf, negInf, f32(0), f32(0)};
+  inits.append(zeroAccumulators(s.headDim / 8));
+  Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1),
+                                 inits);
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    auto carried = loop.getRegionIterArgs();
+    Value key0 = kb.mul(loop.getInductionVar(), kRows);
+    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
+    loadTile(k, key0, kTile);
+    loadTile(v, key0, vTile);
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> scores = productT(qFrags, kTile);
+    mapElements(scores, [&](Value x, Value, Value col, int64_t half) {
+      Value visible = le(kb.add(key0, col), pos[half]);
+      return arith::SelectOp::create(b, loc, visible, scaled(x), negInf)
+          .getResult();
+    });
+    std::array<Value, 2> blockMax = quadReduce(rowReduce(scores, true), true);
+    std::array<Value, 2> newMax, correction;
+    for (int64_t h = 0; h < 2; ++h) {
+      newMax[h] = arith::MaximumFOp::create(b, loc, carried[h], blockMax[h]);
+      correction[h] = exp(sub(carried[h], newMax[h]));
+    }
+    mapElements(scores, [&](Value x, Value, Value, int64_t half) {
+      return exp(sub(x, newMax[half]));
+    });
+    // Per-thread partial sums; the four threads of a row add up at the end.
+    std::array<Value, 2> blockSum = rowReduce(scores, false);
+    SmallVector<Value> next = {newMax[0], newMax[1]};
+    for (int64_t h = 0; h < 2; ++h)
+      next.push_back(arith::AddFOp::create(
+          b, loc, mulF(carried[2 + h], correction[h]), blockSum[h]));
+    SmallVector<Value> out(carried.drop_front(4));
+    mapElements(out, [&](Value x, Value, Value, int64_t half) {
+      return mulF(x, correction[half]);
+    });
+    accumulate(scores, vTile, out);
+    next.append(out);
+    scf::YieldOp::create(b, loc, next);
+  }
+  auto results = loop.getResults();
+  std::array<Value, 2> sums = quadReduce({results[2], results[3]}, false);
+  std::array<Value, 2> inverse;
+  for (int64_t h = 0; h < 2; ++h)
+    inverse[h] = arith::DivFOp::create(b, loc, f32(1), sums[h]);
+  storeRows(SmallVector<Value>(results.drop_front(4)), o, row0, inverse);
+  // Lane t == 0 of each row writes its log-sum-exp.
+  auto first = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t, kb.idx(0)),
+      false);
+  b.setInsertionPointToStart(first.thenBlock());
+  Value rowBase = kb.add(row0, kb.add(kb.mul(warp, kWarpRows), g));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value value = arith::AddFOp::create(b, loc, results[h],
+                                        math::LogOp::create(b, loc, sums[h]));
+    memref::StoreOp::create(b, loc, value, lse,
+                            ValueRange{head, kb.add(rowBase, h * 8)});
+  }
+}
+
+void Emitter::rowDot(Value o, Value dO, Value delta) {
+  OpBuilder::InsertionGuard guard(b);
+  // One thread a row; the row's d elements in vectors of 8.
+  gpu::LaunchOp launch = open(queryRows() / kThreads, 0, 0);
+  Value row = kb.add(kb.mul(launch.getBlockIds().x, kThreads), tid);
+  auto type = VectorType::get({8}, b.getF32Type());
+  Value sum = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  for (int64_t c = 0; c < s.headDim; c += 8) {
+    SmallVector<Value> at = {head, row, kb.idx(c)};
+    Value x = vector::LoadOp::create(b, loc, type, o, at);
+    Value y = vector::LoadOp::create(b, loc, type, dO, at);
+    sum = vector::FMAOp::create(b, loc, x, y, sum);
+  }
+  Value total = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            sum);
+  memref::StoreOp::create(b, loc, total, delta, ValueRange{head, row});
+}
+
+void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
+                              Value delta, Value dq) {
+  OpBuilder::InsertionGuard guard(b);
+  gpu::LaunchOp launch = open(queryRows() / kRows, 4, 0);
+  auto shared = launch.getWorkgroupAttributions();
+  Value qTile = shared[0], dOTile = shared[1], kTile = shared[2],
+        vTile = shared[3];
+  Value row0 = kb.mul(launch.getBlockIds().x, kRows);
+  Value pos0 = kb.rem(row0, s.seq);
+  loadTile(q, row0, qTile);
+  loadTile(dO, row0, dOTile);
+  gpu::BarrierOp::create(b, loc);
+  Fragments qFrags = aFragments(qTile), dOFrags = aFragments(dOTile);
+  Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
+  Value warpPos = kb.add(pos0, warpRow);
+  std::array<Value, 2> pos = {warpPos, kb.add(warpPos, 8)};
+  std::array<Value, 2> rowLse, rowDelta;
+  for (int64_t h = 0; h < 2; ++h) {
+    SmallVector<Value> at = {head, kb.add(row0, kb.add(warpRow, h * 8))};
+    rowLse[h] = memref::LoadOp::create(b, loc, lse, at);
+    rowDelta[h] = memref::LoadOp::create(b, loc, delta, at);
+  }
+  Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1),
+                                 zeroAccumulators(s.headDim / 8));
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key0 = kb.mul(loop.getInductionVar(), kRows);
+    gpu::BarrierOp::create(b, loc);
+    loadTile(k, key0, kTile);
+    loadTile(v, key0, vTile);
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> probs = productT(qFrags, kTile);
+    Value zero = f32(0);
+    mapElements(probs, [&](Value x, Value, Value col, int64_t half) {
+      Value visible = le(kb.add(key0, col), pos[half]);
+      Value p = exp(sub(scaled(x), rowLse[half]));
+      return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+    });
+    SmallVector<Value> dS = productT(dOFrags, vTile);
+    for (auto [d, p] : llvm::zip(dS, probs)) {
+      SmallVector<Value> one = {d};
+      mapElements(one, [&](Value x, Value, Value, int64_t half) {
+        return sub(x, rowDelta[half]);
+      });
+      d = arith::DivFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, p, one[0]),
+          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
+    }
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    accumulate(dS, kTile, acc);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  storeRows(SmallVector<Value>(loop.getResults()), dq, row0, {});
+}
+
+void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
+                           Value delta, Value dk, Value dv) {
+  OpBuilder::InsertionGuard guard(b);
+  gpu::LaunchOp launch = open(s.seq / kRows, 4, 2);
+  auto shared = launch.getWorkgroupAttributions();
+  Value kTile = shared[0], vTile = shared[1], qTile = shared[2],
+        dOTile = shared[3], lseShared = shared[4], deltaShared = shared[5];
+  Value block = launch.getBlockIds().x;
+  Value key0 = kb.mul(block, kRows);
+  loadTile(k, key0, kTile);
+  loadTile(v, key0, vTile);
+  gpu::BarrierOp::create(b, loc);
+  Fragments kFrags = aFragments(kTile), vFrags = aFragments(vTile);
+  Value warpKey = kb.add(key0, kb.add(kb.mul(warp, kWarpRows), g));
+  std::array<Value, 2> keyPos = {warpKey, kb.add(warpKey, 8)};
+
+  // The query blocks that see these keys: in each group, positions from
+  // key0 to seq - 1.
+  int64_t blocksPerGroup = s.seq / kRows;
+  Value visibleBlocks = arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup),
+                                              block);
+  Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
+  SmallVector<Value> inits = zeroAccumulators(2 * (s.headDim / 8));
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), steps, kb.idx(1), inits);
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value group = arith::DivUIOp::create(b, loc, i, visibleBlocks);
+    Value posBlock =
+        kb.add(block, arith::RemUIOp::create(b, loc, i, visibleBlocks));
+    Value pos0 = kb.mul(posBlock, kRows);
+    Value row0 = kb.add(kb.mul(group, s.seq), pos0);
+    gpu::BarrierOp::create(b, loc);
+    loadTile(q, row0, qTile);
+    loadTile(dO, row0, dOTile);
+    loadVector(lse, row0, lseShared);
+    loadVector(delta, row0, deltaShared);
+    gpu::BarrierOp::create(b, loc);
+    // Transposed probabilities: rows are keys, columns query rows.
+    SmallVector<Value> probsT = productT(kFrags, qTile);
+    Value zero = f32(0);
+    mapElements(probsT, [&](Value x, Value, Value col, int64_t half) {
+      Value visible = le(keyPos[half], kb.add(pos0, col));
+      Value rowLse = memref::LoadOp::create(b, loc, lseShared, col);
+      Value p = exp(sub(scaled(x), rowLse));
+      return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+    });
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    SmallVector<Value> dvAcc(acc.begin(), acc.begin() + s.headDim / 8);
+    SmallVector<Value> dkAcc(acc.begin() + s.headDim / 8, acc.end());
+    accumulate(probsT, dOTile, dvAcc);
+    SmallVector<Value> dST = productT(vFrags, dOTile);
+    mapElements(dST, [&](Value x, Value, Value col, int64_t) {
+      Value rowDelta = memref::LoadOp::create(b, loc, deltaShared, col);
+      return sub(x, rowDelta);
+    });
+    for (auto [d, p] : llvm::zip(dST, probsT))
+      d = arith::DivFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, p, d),
+          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
+    accumulate(dST, qTile, dkAcc);
+    SmallVector<Value> next(dvAcc);
+    next.append(dkAcc);
+    scf::YieldOp::create(b, loc, next);
+  }
+  auto results = loop.getResults();
+  storeRows(SmallVector<Value>(results.take_front(s.headDim / 8)), dv, key0,
+            {});
+  storeRows(SmallVector<Value>(results.drop_front(s.headDim / 8)), dk, key0,
+            {});
+}
+
+bool sm90::isSupported(const AttentionShape &shape) {
+  return shape.seq % kRows == 0 && shape.groups * shape.seq % kThreads == 0 &&
+         shape.headDim % 16 == 0 &&
+         shape.headDim <= 64 && shape.groups >= 1 && shape.heads >= 1;
+}
+
+void sm90::emitAttentionForward(OpBuilder &b, Location loc,
+                                const AttentionShape &shape, Value q, Value k,
+                                Value v, Value o, Value lse) {
+  Emitter(b, loc, shape).forward(q, k, v, o, lse);
+}
+
+void sm90::emitAttentionBackward(OpBuilder &b, Location loc,
+                                 const AttentionShape &shape, Value q, Value k,
+                                 Value v, Value o, Value lse, Value dO,
+                                 Value dq, Value dk, Value dv) {
+  Value delta = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({shape.heads, shape.groups * shape.seq}, b.getF32Type()));
+  Emitter emitter(b, loc, shape);
+  emitter.rowDot(o, dO, delta);
+  emitter.backwardQueries(q, k, v, lse, dO, delta, dq);
+  emitter.backwardKeys(q, k, v, lse, dO, delta, dk, dv);
+}
