@@ -35,6 +35,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_CONVERTLINALGMATMULTONVGPUPASS
@@ -63,6 +66,8 @@ struct OperandLayout {
 struct Contraction {
   OperandLayout a, b, c;
   int64_t batch = 1, m, n, k;
+  /// C starts as zeros: the kernel writes it rather than adding to it.
+  bool overwrite = false;
 };
 
 } // namespace
@@ -143,6 +148,62 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
       c.n % 2)
     return std::nullopt;
   return c;
+}
+
+/// The op of `op`'s block that last wrote the buffer `buffer` before `op`,
+/// or null if that is unknown: a write from another block, an op without
+/// declared effects, or a view of the buffer (writes through it would not
+/// be seen here).
+static Operation *lastWriter(Value buffer, Operation *op) {
+  Operation *last = nullptr;
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ViewLikeOpInterface>(user) || !isa<MemoryEffectOpInterface>(user))
+      return nullptr;
+    if (!hasEffect<MemoryEffects::Write>(user, buffer) &&
+        !hasEffect<MemoryEffects::Free>(user, buffer))
+      continue;
+    Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+    if (!at)
+      return nullptr;
+    if (at != op && at->isBeforeInBlock(op) &&
+        (!last || last->isBeforeInBlock(at)))
+      last = at;
+  }
+  return last;
+}
+
+/// True if `op` fills its output with f32 +0.0.
+static bool isZeroFill(Operation *op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  FloatAttr value;
+  return fill &&
+         matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
+         value.getValue().isPosZero();
+}
+
+/// True if `op`'s output `out` holds +0.0 when it runs: bufferization
+/// gives GEMMs one shared zero buffer and, right before each GEMM, a copy
+/// of it into the output (or, for the last, the buffer itself). Erases such
+/// a copy, and the fill once nothing else uses its buffer. The GEMM then
+/// writes its output instead of adding to it: a read and a write of C less.
+static bool takeZeroInit(Operation *op, Value out) {
+  Operation *writer = lastWriter(out, op);
+  if (isZeroFill(writer))
+    return true;
+  auto copy = dyn_cast_or_null<memref::CopyOp>(writer);
+  if (!copy || copy->getNextNode() != op || copy.getTarget() != out)
+    return false;
+  Value zeros = copy.getSource();
+  Operation *fill = lastWriter(zeros, copy);
+  if (!isZeroFill(fill))
+    return false;
+  copy->erase();
+  if (llvm::hasSingleElement(zeros.getUsers()) &&
+      zeros.getDefiningOp<memref::AllocOp>()) {
+    fill->erase();
+    zeros.getDefiningOp()->erase();
+  }
+  return true;
 }
 
 namespace {
@@ -321,10 +382,12 @@ void GemmEmitter::emit() {
         }
         SmallVector<Value> at = indices(c.c, batch, row, col);
         auto pairType = VectorType::get({2}, b.getF32Type());
-        Value prior = vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
-        vector::StoreOp::create(b, loc,
-                                arith::AddFOp::create(b, loc, prior, pair),
-                                c.c.memref, at);
+        if (!c.overwrite) {
+          Value prior =
+              vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
+          pair = arith::AddFOp::create(b, loc, prior, pair);
+        }
+        vector::StoreOp::create(b, loc, pair, c.c.memref, at);
       });
   if (workspace)
     addSplits(launch, workspace, splits);
@@ -354,7 +417,12 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
   Value batch = kb.div(element, c.m * c.n);
   SmallVector<Value> at = indices(c.c, batch, row, col);
   auto pairType = VectorType::get({2}, b.getF32Type());
-  Value sum = vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
+  Value sum =
+      c.overwrite
+          ? arith::ConstantOp::create(b, loc, b.getZeroAttr(pairType))
+                .getResult()
+          : vector::LoadOp::create(b, loc, pairType, c.c.memref, at)
+                .getResult();
   for (int64_t s = 0; s < splits; ++s)
     sum = arith::AddFOp::create(
         b, loc, sum,
@@ -378,6 +446,7 @@ struct ConvertLinalgMatmulToNVGPUPass
     });
     OpBuilder b(&getContext());
     for (auto &[op, contraction] : found) {
+      contraction.overwrite = takeZeroInit(op, contraction.c.memref);
       b.setInsertionPoint(op);
       GemmEmitter(b, op.getLoc(), contraction).emit();
       op->erase();

@@ -63,3 +63,69 @@ func.func @wgrad(%dy: memref<8192x256xf32>, %x: memref<8192x256xf32>, %dw: memre
       ins(%dy, %x : memref<8192x256xf32>, memref<8192x256xf32>) outs(%dw : memref<256x256xf32>)
   return
 }
+
+// -----
+
+// Bufferization gives GEMMs one shared zero buffer and a copy of it into
+// each output: the copies and the fill go, and each GEMM writes its output
+// (no read of C); a split GEMM's ordered sum starts from zeros.
+// CHECK-LABEL: func.func @zero_init
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: arith.constant dense<0.000000e+00> : vector<2xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<512x512xf32>, vector<2xf32>
+func.func @zero_init(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %dy: memref<8192x512xf32>, %a: memref<8192x512xf32>) -> (memref<512x512xf32>, memref<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zeros = memref.alloc() : memref<512x512xf32>
+  linalg.fill ins(%zero : f32) outs(%zeros : memref<512x512xf32>)
+  %y = memref.alloc() : memref<512x512xf32>
+  memref.copy %zeros, %y : memref<512x512xf32> to memref<512x512xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
+  %dw = memref.alloc() : memref<512x512xf32>
+  memref.copy %zeros, %dw : memref<512x512xf32> to memref<512x512xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%dy, %a : memref<8192x512xf32>, memref<8192x512xf32>) outs(%dw : memref<512x512xf32>)
+  return %y, %dw : memref<512x512xf32>, memref<512x512xf32>
+}
+
+// -----
+
+// A buffer that something besides a zero fill writes is a real initial
+// value: the copy stays and the GEMM adds to its output.
+// CHECK-LABEL: func.func @real_init
+// CHECK: memref.copy
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
+func.func @real_init(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %init: memref<512x512xf32>) -> memref<512x512xf32> {
+  %y = memref.alloc() : memref<512x512xf32>
+  memref.copy %init, %y : memref<512x512xf32> to memref<512x512xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
+  return %y : memref<512x512xf32>
+}
+
+// -----
+
+// The shared zero buffer's last GEMM writes into it in place: the fill
+// stays (it is the buffer's value) but the GEMM does not read it.
+// CHECK-LABEL: func.func @in_place
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<512x512xf32>, vector<2xf32>
+func.func @in_place(%x: memref<512x256xf32>, %w: memref<512x256xf32>) -> memref<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<512x512xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<512x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
+  return %y : memref<512x512xf32>
+}
