@@ -593,11 +593,194 @@ static void freeAfterLastUse(Block &entry) {
   }
 }
 
+/// Column loops (see `launchColumnLoop`) of fewer iterations keep one
+/// work-item a column.
+constexpr int64_t kSplitIterations = 4096;
+
+/// The fewest iterations a chunk of a split column loop runs: its
+/// work-items also zero their column of the chunk's workspace.
+constexpr int64_t kMinChunkIterations = 256;
+
+/// The most elements a split column loop's workspace may hold (64 MiB of
+/// f32): a large vocabulary keeps the sequential loop.
+constexpr int64_t kMaxWorkspaceElements = int64_t(1) << 24;
+
+/// The buffer under `v` and its views.
+static Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The load and store of an accumulation `M[i..., d] = M[i..., d] + x` that
+/// is the only store of the column loop `outer`'s inner loop `inner` and
+/// the only access to M's buffer in `outer`, M a static allocation: then
+/// the loop's chunks may accumulate into zeroed copies of M that are added
+/// to it afterwards.
+static std::optional<std::pair<memref::LoadOp, memref::StoreOp>>
+getAccumulation(scf::ForOp outer, scf::ForOp inner) {
+  SmallVector<memref::StoreOp> stores(
+      inner.getBody()->getOps<memref::StoreOp>());
+  if (stores.size() != 1)
+    return std::nullopt;
+  memref::StoreOp store = stores.front();
+  Value target = store.getMemRef();
+  auto type = cast<MemRefType>(target.getType());
+  auto add = store.getValue().getDefiningOp<arith::AddFOp>();
+  if (!add || !target.getDefiningOp<memref::AllocOp>() ||
+      !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  memref::LoadOp load;
+  for (Value operand : add->getOperands())
+    if (auto candidate = operand.getDefiningOp<memref::LoadOp>())
+      if (candidate.getMemRef() == target &&
+          llvm::equal(candidate.getIndices(), store.getIndices()))
+        load = candidate;
+  if (!load || !load->hasOneUse())
+    return std::nullopt;
+  WalkResult walk = outer.walk([&](Operation *op) {
+    if (op == load || op == store)
+      return WalkResult::advance();
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootOf(operand) == target)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return std::make_pair(load, store);
+}
+
+/// A long column loop that accumulates (see `getAccumulation`) runs as
+/// `chunks` contiguous chunks of its iterations times D columns, each
+/// work-item accumulating its chunk's iterations in order into its column
+/// of a zeroed workspace slice [chunk][M's shape with D columns]; a second
+/// launch then adds the slices to M in chunk order, one work-item an
+/// element. Sums are formed chunk by chunk, not in pure iteration order,
+/// but the order is fixed: the same bits every run.
+static void launchColumnChunks(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
+                               memref::LoadOp load, memref::StoreOp store,
+                               int64_t chunks) {
+  Location loc = outer.getLoc();
+  int64_t lower = *getConstantIntValue(outer.getLowerBound());
+  int64_t upper = *getConstantIntValue(outer.getUpperBound());
+  int64_t step = *getConstantIntValue(outer.getStep());
+  int64_t columns = *getConstantIntValue(inner.getUpperBound());
+  int64_t iterations = (upper - lower + step - 1) / step;
+  int64_t chunk = (iterations + chunks - 1) / chunks;
+  Value target = store.getMemRef();
+  auto type = cast<MemRefType>(target.getType());
+  SmallVector<int64_t> rows(type.getShape().drop_back());
+  SmallVector<int64_t> shape = {chunks};
+  llvm::append_range(shape, rows);
+  shape.push_back(columns);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(outer);
+  Value workspace = memref::AllocOp::create(
+      b, loc, MemRefType::get(shape, type.getElementType()));
+  Value id = openLaunch(b, loc, chunks * columns);
+  auto launch = cast<gpu::LaunchOp>(id.getParentBlock()->getParentOp());
+  Value columnCount = arith::ConstantIndexOp::create(b, loc, columns);
+  Value slot = arith::DivUIOp::create(b, loc, id, columnCount);
+  Value column = arith::RemUIOp::create(b, loc, id, columnCount);
+  // `M[i..., column]` of this chunk's slice.
+  auto slotIndices = [&](ValueRange leading) {
+    SmallVector<Value> indices = {slot};
+    llvm::append_range(indices, leading);
+    indices.push_back(column);
+    return indices;
+  };
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
+  SmallVector<Value> starts, ends, ones;
+  for (int64_t size : rows) {
+    starts.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ends.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    ones.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, starts, ends, ones,
+                     [&](OpBuilder &nb, Location l, ValueRange leading) {
+                       memref::StoreOp::create(nb, l, zero, workspace,
+                                               slotIndices(leading));
+                     });
+  Value begin = arith::AddIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, lower),
+      arith::MulIOp::create(
+          b, loc, slot, arith::ConstantIndexOp::create(b, loc, chunk * step)));
+  Value end = arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, begin, arith::ConstantIndexOp::create(b, loc, chunk * step)),
+      arith::ConstantIndexOp::create(b, loc, upper));
+  auto loop = scf::ForOp::create(b, loc, begin, end,
+                                 arith::ConstantIndexOp::create(b, loc, step));
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    IRMapping mapping;
+    mapping.map(outer.getInductionVar(), loop.getInductionVar());
+    mapping.map(inner.getInductionVar(), column);
+    for (Operation &op : outer.getBody()->without_terminator())
+      if (&op != inner)
+        b.clone(op, mapping);
+    for (Operation &op : inner.getBody()->without_terminator()) {
+      if (&op != load && &op != store) {
+        b.clone(op, mapping);
+        continue;
+      }
+      SmallVector<Value> leading;
+      for (Value index : store.getIndices().drop_back())
+        leading.push_back(mapping.lookupOrDefault(index));
+      if (&op == load)
+        mapping.map(
+            load.getResult(),
+            memref::LoadOp::create(b, loc, workspace, slotIndices(leading)));
+      else
+        memref::StoreOp::create(b, loc,
+                                mapping.lookupOrDefault(store.getValue()),
+                                workspace, slotIndices(leading));
+    }
+  }
+
+  // The slices into M in chunk order, one work-item an element.
+  b.setInsertionPointAfter(launch);
+  int64_t elements = columns;
+  for (int64_t size : rows)
+    elements *= size;
+  Value rest = openLaunch(b, loc, elements);
+  SmallVector<Value> indices(shape.size() - 1);
+  for (int64_t d = indices.size() - 1; d >= 0; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, shape[d + 1]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  auto sum = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::ConstantIndexOp::create(b, loc, chunks),
+      arith::ConstantIndexOp::create(b, loc, 1),
+      ValueRange{memref::LoadOp::create(b, loc, target, indices)});
+  {
+    OpBuilder::InsertionGuard sumGuard(b);
+    b.setInsertionPointToStart(sum.getBody());
+    SmallVector<Value> slotIndex = {sum.getInductionVar()};
+    llvm::append_range(slotIndex, indices);
+    Value partial = memref::LoadOp::create(b, loc, workspace, slotIndex);
+    scf::YieldOp::create(b, loc,
+                         combineWith(b, loc, store.getValue().getDefiningOp(),
+                                     sum.getRegionIterArgs()[0], partial));
+  }
+  memref::StoreOp::create(b, loc, sum.getResult(0), target, indices);
+  outer.erase();
+}
+
 /// A loop `for t { prefix; for d < D { body } }` whose inner iterations
 /// touch memory only at last index `d` (the embedding gradient's
 /// scatter-add: dE[id(t), d] += dX[t, d]) runs as D work-items, each
 /// looping over t in order: no two work-items touch one element and each
 /// element sees the sequential order, so the result is the sequential one.
+/// A long loop whose body accumulates runs in chunks instead
+/// (`launchColumnChunks`).
 static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
   if (outer.getNumResults() != 0)
     return false;
@@ -632,6 +815,28 @@ static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
         llvm::is_contained(indices.drop_back(), d))
       return false;
   }
+  std::optional<int64_t> first = getConstantIntValue(outer.getLowerBound());
+  std::optional<int64_t> end = getConstantIntValue(outer.getUpperBound());
+  std::optional<int64_t> stride = getConstantIntValue(outer.getStep());
+  if (first && end && stride && *upper > 0 &&
+      *end - *first >= kSplitIterations * *stride)
+    if (auto accumulation = getAccumulation(outer, inner)) {
+      auto type = cast<MemRefType>(accumulation->second.getMemRef().getType());
+      int64_t slice = *upper;
+      for (int64_t size : type.getShape().drop_back())
+        slice *= size;
+      int64_t chunks =
+          slice == 0
+              ? 1
+              : std::min({kBusyWorkItems / *upper,
+                          (*end - *first) / *stride / kMinChunkIterations,
+                          kMaxWorkspaceElements / slice});
+      if (chunks > 1) {
+        launchColumnChunks(b, outer, inner, accumulation->first,
+                           accumulation->second, chunks);
+        return true;
+      }
+    }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(outer);
   Value id = openLaunch(b, outer.getLoc(), *upper);

@@ -238,7 +238,8 @@ func.func @scalar_max(%x: memref<2048xf32>, %y: memref<f32>) {
 // -----
 
 // The embedding gradient's scatter-add: one work-item per column, each
-// looping over the tokens in order (the sequential result, in parallel).
+// looping over the tokens in order (the sequential result, in parallel);
+// 2048 tokens are too few to split.
 // CHECK-LABEL: func.func @scatter_add
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK: scf.for %[[T:.*]] = %c0 to %c2048 step %c1 {
@@ -263,3 +264,53 @@ func.func @scatter_add(%tok: memref<2048xi32>, %dx: memref<2048x256xf32>, %de: m
   return
 }
 
+// -----
+
+// A long scatter-add (8192 tokens): 32 chunks of 256 tokens times 256
+// columns, each work-item zeroing its column of its chunk's workspace slice
+// and accumulating its tokens there in order; then a work-item an element
+// adds the 32 slices to the output in chunk order.
+// CHECK-LABEL: func.func @scatter_add_chunks
+// CHECK: %[[DE:.*]] = memref.alloc() : memref<256x256xf32>
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<32x256x256xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32,
+// CHECK: %[[ID:.*]] = arith.addi
+// CHECK: %[[CHUNK:.*]] = arith.divui %[[ID]], %c256 : index
+// CHECK: %[[COL:.*]] = arith.remui %[[ID]], %c256 : index
+// CHECK: scf.for %[[R:.*]] = %c0 to %c256 step %c1 {
+// CHECK-NEXT: memref.store %cst, %[[WS]][%[[CHUNK]], %[[R]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c256 : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[FIRST]], %c256 : index
+// CHECK: %[[LAST:.*]] = arith.minui %[[NEXT]], %c8192 : index
+// CHECK: scf.for %[[T:.*]] = %[[FIRST]] to %[[LAST]] step %c1 {
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK: %[[OLD:.*]] = memref.load %[[WS]][%[[CHUNK]], %[[ROW]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[T]], %[[COL]]] : memref<8192x256xf32>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : f32
+// CHECK: memref.store %[[NEW]], %[[WS]][%[[CHUNK]], %[[ROW]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[INIT:.*]] = memref.load %[[DE]][%[[I:.*]], %[[J:.*]]] : memref<256x256xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = %c0 to %c32 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[WS]][%[[C]], %[[I]], %[[J]]] : memref<32x256x256xf32>
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: memref.store %[[SUM]], %[[DE]][%[[I]], %[[J]]] : memref<256x256xf32>
+// CHECK: memref.dealloc %[[WS]]
+// CHECK: return %[[DE]]
+func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>) -> memref<256x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8192 = arith.constant 8192 : index
+  %c256 = arith.constant 256 : index
+  %de = memref.alloc() : memref<256x256xf32>
+  scf.for %t = %c0 to %c8192 step %c1 {
+    %v = memref.load %tok[%t] : memref<8192xi32>
+    %i = arith.index_cast %v : i32 to index
+    scf.for %d = %c0 to %c256 step %c1 {
+      %a = memref.load %de[%i, %d] : memref<256x256xf32>
+      %b = memref.load %dx[%t, %d] : memref<8192x256xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %de[%i, %d] : memref<256x256xf32>
+    }
+  }
+  return %de : memref<256x256xf32>
+}
