@@ -374,7 +374,15 @@ def ConvertLinalgToGPULaunchPass
     work-item per point of its parallel iteration space, 256 a workgroup,
     the parallel dimensions delinearized row-major; each work-item runs the
     payload over the reduction dimensions in a loop nest that carries the
-    accumulators in registers. Other top-level code that touches memory runs
+    accumulators in registers. A large sum into few points is split: slices
+    of work-items write partial sums that a second launch adds in slice
+    order; into fewer points than a workgroup has work-items, whole
+    workgroups stride the reduction and combine through a fixed tree in
+    workgroup memory. A loop of rows of column updates (the embedding
+    gradient's scatter-add) runs a work-item a column; a long one that
+    accumulates runs in chunks of its iterations, each into its slice of a
+    zeroed workspace, then the slices are added in chunk order. Every order
+    is fixed: results do not depend on scheduling. Other top-level code that touches memory runs
     in a one-work-item launch (it must not produce values the host uses).
     All other code, scalar arithmetic included, runs on the device too
     (scalars reach later kernels through 0-d buffers), static subviews fold

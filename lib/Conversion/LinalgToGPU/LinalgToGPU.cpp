@@ -73,10 +73,33 @@ static Value openLaunch(OpBuilder &b, Location loc, int64_t points,
   return id;
 }
 
+/// Emits `gpu.launch` over `blocks` workgroups of kThreads work-items, each
+/// with `buffers` f32 workgroup buffers of kThreads elements, and positions
+/// `b` inside it (no guard: every work-item reaches the barriers).
+static gpu::LaunchOp openWorkgroupLaunch(OpBuilder &b, Location loc,
+                                         int64_t blocks, int64_t buffers) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto scratch = MemRefType::get(
+      {kThreads}, b.getF32Type(), MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  auto launch = gpu::LaunchOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
+      arith::ConstantIndexOp::create(b, loc, kThreads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, SmallVector<Type>(buffers, scratch));
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return launch;
+}
 
 /// Work-items that keep an H200 or MI355X busy: reductions with fewer
 /// output points than this are split (see `launchGeneric`).
 constexpr int64_t kBusyWorkItems = 1 << 18;
+
+/// The fewest elements a work-item of a split workgroup reduction sums:
+/// fewer would only add partials.
+constexpr int64_t kMinPerWorkItem = 8;
 
 /// How each output of a reduction combines: the op that the payload yields
 /// as `op(out, x)` with `out` used nowhere else (f32 addf, maximumf or
@@ -126,12 +149,64 @@ static Value combineWith(OpBuilder &b, Location loc, Operation *combiner,
   return b.create(state)->getResult(0);
 }
 
+/// Combines `values` (one per combiner) over the kThreads work-items of
+/// `launch` through its workgroup buffers, halving the active work-items at
+/// each step: a fixed tree, so the same bits every run (no atomics). Leaves
+/// `b` inside `if (thread == 0)` and returns the totals there.
+static SmallVector<Value> combineWorkgroup(OpBuilder &b, Location loc,
+                                           gpu::LaunchOp launch,
+                                           ValueRange values,
+                                           ArrayRef<Operation *> combiners) {
+  Value thread = launch.getThreadIds().x;
+  ArrayRef<BlockArgument> scratch = launch.getWorkgroupAttributions();
+  for (auto [value, buffer] : llvm::zip(values, scratch))
+    memref::StoreOp::create(b, loc, value, buffer, thread);
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t half = kThreads / 2; half > 0; half /= 2) {
+    Value active =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread,
+                              arith::ConstantIndexOp::create(b, loc, half));
+    auto step = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard stepGuard(b);
+      b.setInsertionPointToStart(step.thenBlock());
+      Value other = arith::AddIOp::create(
+          b, loc, thread, arith::ConstantIndexOp::create(b, loc, half));
+      for (auto [buffer, c] : llvm::zip(scratch, combiners)) {
+        Value mine = memref::LoadOp::create(b, loc, buffer, thread);
+        Value theirs = memref::LoadOp::create(b, loc, buffer, other);
+        memref::StoreOp::create(b, loc, combineWith(b, loc, c, mine, theirs),
+                                buffer, thread);
+      }
+    }
+    // Work-item 0 reads back only what it wrote last.
+    if (half > 1)
+      gpu::BarrierOp::create(b, loc);
+  }
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                            arith::ConstantIndexOp::create(b, loc, 0));
+  auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  b.setInsertionPointToStart(store.thenBlock());
+  SmallVector<Value> totals;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (Value buffer : scratch.take_front(values.size()))
+    totals.push_back(memref::LoadOp::create(b, loc, buffer, zero));
+  return totals;
+}
+
 /// One launch for a linalg.generic on buffers; two for a sum over a large
-/// space into few points (a gradient norm, a loss, a bias gradient): there
-/// one work-item per output point would leave the device idle, so `slices`
-/// work-items per point each sum a contiguous chunk of the (linearized)
-/// reduction space into a partial buffer, and a second launch adds the
-/// partials to the output in slice order.
+/// space into few points (a bias gradient): there one work-item per output
+/// point would leave the device idle, so `slices` work-items per point each
+/// sum a contiguous chunk of the (linearized) reduction space into a partial
+/// buffer, and a second launch adds the partials to the output in slice
+/// order. A large reduction into fewer points than a workgroup has
+/// work-items (a gradient norm, a loss) takes whole workgroups instead,
+/// whose work-items stride a chunk (reading it coalesced) and combine
+/// through a workgroup tree (`combineWorkgroup`): one workgroup a point and
+/// slice, then, if there are several slices, one a point combining their
+/// partials. Every work-item's share and every combining order is fixed,
+/// so each run gives the same bits.
 static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
                                    bool warpReductions) {
   Location loc = op.getLoc();
@@ -160,17 +235,27 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
   int64_t reductionSize = 1;
   for (int64_t d : reduction)
     reductionSize *= ranges[d];
+  std::optional<SmallVector<Operation *>> combiners = getCombiners(op);
+  bool workgroups = !reduction.empty() && points < kThreads &&
+                    reductionSize >= 1024 && combiners;
   int64_t slices = 1;
-  if (!reduction.empty() && points < kBusyWorkItems / 4 &&
-      reductionSize >= 1024 && isSumReduction(op))
+  if (workgroups)
+    // At least kMinPerWorkItem elements a work-item, and at most
+    // kBusyWorkItems / kThreads partials a point for the second launch.
+    slices = std::max<int64_t>(
+        1, std::min(kBusyWorkItems / kThreads / points,
+                    reductionSize / (kThreads * kMinPerWorkItem)));
+  else if (!reduction.empty() && points < kBusyWorkItems / 4 &&
+           reductionSize >= 1024 && isSumReduction(op))
+    // At most kBusyWorkItems / kThreads partials a point, as points >=
+    // kThreads here.
     slices = std::min(kBusyWorkItems / points, reductionSize / 64);
   int64_t chunk = (reductionSize + slices - 1) / slices;
   // A row reduction (one reduced dimension, one row a point) with a warp a
   // row: its 32 work-items stride the row, reading it coalesced, and a
   // shuffle tree combines them.
-  std::optional<SmallVector<Operation *>> combiners;
-  bool warpRows = warpReductions && slices == 1 && reduction.size() == 1 &&
-                  reductionSize >= 64 && (combiners = getCombiners(op));
+  bool warpRows = warpReductions && !workgroups && slices == 1 &&
+                  reduction.size() == 1 && reductionSize >= 64 && combiners;
   int64_t lanes = warpRows ? 32 : 1;
 
   OpBuilder::InsertionGuard guard(b);
@@ -182,7 +267,14 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
           b, loc,
           MemRefType::get({slices, points},
                           cast<MemRefType>(init.getType()).getElementType())));
-  Value id = openLaunch(b, loc, points * slices * lanes);
+  gpu::LaunchOp launch;
+  Value id;
+  if (workgroups) {
+    launch = openWorkgroupLaunch(b, loc, points * slices, op.getNumDpsInits());
+    id = launch.getBlockIds().x;
+  } else {
+    id = openLaunch(b, loc, points * slices * lanes);
+  }
   Value slice, lane;
   if (warpRows) {
     Value width = arith::ConstantIndexOp::create(b, loc, lanes);
@@ -198,12 +290,14 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
 
   // Row-major delinearization of the parallel dimensions.
   SmallVector<Value> ivs(ranges.size());
-  Value rest = id;
-  for (int64_t d : llvm::reverse(parallel)) {
-    Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
-    ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
+  auto delinearizePoint = [&](Value rest) {
+    for (int64_t d : llvm::reverse(parallel)) {
+      Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+      ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+  };
+  delinearizePoint(id);
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // A static subview is folded into the indices of its source, so kernels
@@ -256,15 +350,83 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
   };
 
   // The accumulators' start: the outputs, or 0 for a slice's partial sum
-  // (a warp's lanes start from their combiners' neutral elements below).
+  // (a warp's lanes and a workgroup's work-items start from their
+  // combiners' neutral elements below).
   SmallVector<Value> inits;
   for (OpOperand &output : op.getDpsInitsMutable())
-    if (!warpRows)
+    if (!warpRows && !workgroups)
       inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
                                        b, loc, b.getF32FloatAttr(0.0f)))
                                  : load(&output));
   SmallVector<Value> results;
-  if (warpRows) {
+  if (workgroups) {
+    SmallVector<Value> neutrals;
+    for (Operation *c : *combiners)
+      neutrals.push_back(neutralOf(b, loc, c));
+    // This slice's chunk of the linearized reduction space, its work-items
+    // striding it.
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    if (slices > 1)
+      first = arith::MulIOp::create(
+          b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk));
+    Value last = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, first,
+                              arith::ConstantIndexOp::create(b, loc, chunk)),
+        arith::ConstantIndexOp::create(b, loc, reductionSize));
+    auto loop = scf::ForOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, launch.getThreadIds().x),
+        last, arith::ConstantIndexOp::create(b, loc, kThreads), neutrals);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value r = loop.getInductionVar();
+      for (int64_t d : llvm::reverse(reduction)) {
+        Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+        ivs[d] = arith::RemUIOp::create(b, loc, r, size);
+        r = arith::DivUIOp::create(b, loc, r, size);
+      }
+      scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
+    }
+    for (int64_t d : reduction)
+      ivs[d] = {};
+    SmallVector<Value> totals =
+        combineWorkgroup(b, loc, launch, loop.getResults(), *combiners);
+    if (slices > 1) {
+      for (auto [partial, total] : llvm::zip(partials, totals))
+        memref::StoreOp::create(b, loc, total, partial,
+                                ValueRange{slice, point});
+      // The slices' partials, a workgroup a point.
+      b.setInsertionPointAfter(launch);
+      launch = openWorkgroupLaunch(b, loc, points, op.getNumDpsInits());
+      Value p = launch.getBlockIds().x;
+      delinearizePoint(p);
+      // The first launch's constants are not visible in this one.
+      neutrals.clear();
+      for (Operation *c : *combiners)
+        neutrals.push_back(neutralOf(b, loc, c));
+      auto sum = scf::ForOp::create(
+          b, loc, launch.getThreadIds().x,
+          arith::ConstantIndexOp::create(b, loc, slices),
+          arith::ConstantIndexOp::create(b, loc, kThreads), neutrals);
+      {
+        OpBuilder::InsertionGuard sumGuard(b);
+        b.setInsertionPointToStart(sum.getBody());
+        SmallVector<Value> next;
+        for (auto [partial, acc, c] :
+             llvm::zip(partials, sum.getRegionIterArgs(), *combiners))
+          next.push_back(combineWith(
+              b, loc, c, acc,
+              memref::LoadOp::create(b, loc, partial,
+                                     ValueRange{sum.getInductionVar(), p})));
+        scf::YieldOp::create(b, loc, next);
+      }
+      totals = combineWorkgroup(b, loc, launch, sum.getResults(), *combiners);
+    }
+    for (auto [output, total, c] :
+         llvm::zip(op.getDpsInitsMutable(), totals, *combiners))
+      results.push_back(combineWith(b, loc, c, load(&output), total));
+  } else if (warpRows) {
     SmallVector<Value> neutrals;
     for (Operation *c : *combiners)
       neutrals.push_back(neutralOf(b, loc, c));
@@ -328,12 +490,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
                              : parent->getParentOfType<gpu::LaunchOp>();
     b.setInsertionPointAfter(partialLaunch);
     Value p = openLaunch(b, loc, points);
-    rest = p;
-    for (int64_t d : llvm::reverse(parallel)) {
-      Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
-      ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
-      rest = arith::DivUIOp::create(b, loc, rest, size);
-    }
+    delinearizePoint(p);
     SmallVector<Value> outs;
     for (OpOperand &output : op.getDpsInitsMutable())
       outs.push_back(load(&output));
@@ -436,12 +593,194 @@ static void freeAfterLastUse(Block &entry) {
   }
 }
 
+/// Column loops (see `launchColumnLoop`) of fewer iterations keep one
+/// work-item a column.
+constexpr int64_t kSplitIterations = 4096;
+
+/// The fewest iterations a chunk of a split column loop runs: its
+/// work-items also zero their column of the chunk's workspace.
+constexpr int64_t kMinChunkIterations = 256;
+
+/// The most elements a split column loop's workspace may hold (64 MiB of
+/// f32): a large vocabulary keeps the sequential loop.
+constexpr int64_t kMaxWorkspaceElements = int64_t(1) << 24;
+
+/// The buffer under `v` and its views.
+static Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The load and store of an accumulation `M[i..., d] = M[i..., d] + x` that
+/// is the only store of the column loop `outer`'s inner loop `inner` and
+/// the only access to M's buffer in `outer`, M a static allocation: then
+/// the loop's chunks may accumulate into zeroed copies of M that are added
+/// to it afterwards.
+static std::optional<std::pair<memref::LoadOp, memref::StoreOp>>
+getAccumulation(scf::ForOp outer, scf::ForOp inner) {
+  SmallVector<memref::StoreOp> stores(
+      inner.getBody()->getOps<memref::StoreOp>());
+  if (stores.size() != 1)
+    return std::nullopt;
+  memref::StoreOp store = stores.front();
+  Value target = store.getMemRef();
+  auto type = cast<MemRefType>(target.getType());
+  auto add = store.getValue().getDefiningOp<arith::AddFOp>();
+  if (!add || !target.getDefiningOp<memref::AllocOp>() ||
+      !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  memref::LoadOp load;
+  for (Value operand : add->getOperands())
+    if (auto candidate = operand.getDefiningOp<memref::LoadOp>())
+      if (candidate.getMemRef() == target &&
+          llvm::equal(candidate.getIndices(), store.getIndices()))
+        load = candidate;
+  if (!load || !load->hasOneUse())
+    return std::nullopt;
+  WalkResult walk = outer.walk([&](Operation *op) {
+    if (op == load || op == store)
+      return WalkResult::advance();
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootOf(operand) == target)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return std::make_pair(load, store);
+}
+
+/// A long column loop that accumulates (see `getAccumulation`) runs as
+/// `chunks` contiguous chunks of its iterations times D columns, each
+/// work-item accumulating its chunk's iterations in order into its column
+/// of a zeroed workspace slice [chunk][M's shape with D columns]; a second
+/// launch then adds the slices to M in chunk order, one work-item an
+/// element. Sums are formed chunk by chunk, not in pure iteration order,
+/// but the order is fixed: the same bits every run.
+static void launchColumnChunks(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
+                               memref::LoadOp load, memref::StoreOp store,
+                               int64_t chunks) {
+  Location loc = outer.getLoc();
+  int64_t lower = *getConstantIntValue(outer.getLowerBound());
+  int64_t upper = *getConstantIntValue(outer.getUpperBound());
+  int64_t step = *getConstantIntValue(outer.getStep());
+  int64_t columns = *getConstantIntValue(inner.getUpperBound());
+  int64_t iterations = (upper - lower + step - 1) / step;
+  int64_t chunk = (iterations + chunks - 1) / chunks;
+  Value target = store.getMemRef();
+  auto type = cast<MemRefType>(target.getType());
+  SmallVector<int64_t> rows(type.getShape().drop_back());
+  SmallVector<int64_t> shape = {chunks};
+  llvm::append_range(shape, rows);
+  shape.push_back(columns);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(outer);
+  Value workspace = memref::AllocOp::create(
+      b, loc, MemRefType::get(shape, type.getElementType()));
+  Value id = openLaunch(b, loc, chunks * columns);
+  auto launch = cast<gpu::LaunchOp>(id.getParentBlock()->getParentOp());
+  Value columnCount = arith::ConstantIndexOp::create(b, loc, columns);
+  Value slot = arith::DivUIOp::create(b, loc, id, columnCount);
+  Value column = arith::RemUIOp::create(b, loc, id, columnCount);
+  // `M[i..., column]` of this chunk's slice.
+  auto slotIndices = [&](ValueRange leading) {
+    SmallVector<Value> indices = {slot};
+    llvm::append_range(indices, leading);
+    indices.push_back(column);
+    return indices;
+  };
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
+  SmallVector<Value> starts, ends, ones;
+  for (int64_t size : rows) {
+    starts.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ends.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    ones.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, starts, ends, ones,
+                     [&](OpBuilder &nb, Location l, ValueRange leading) {
+                       memref::StoreOp::create(nb, l, zero, workspace,
+                                               slotIndices(leading));
+                     });
+  Value begin = arith::AddIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, lower),
+      arith::MulIOp::create(
+          b, loc, slot, arith::ConstantIndexOp::create(b, loc, chunk * step)));
+  Value end = arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, begin, arith::ConstantIndexOp::create(b, loc, chunk * step)),
+      arith::ConstantIndexOp::create(b, loc, upper));
+  auto loop = scf::ForOp::create(b, loc, begin, end,
+                                 arith::ConstantIndexOp::create(b, loc, step));
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    IRMapping mapping;
+    mapping.map(outer.getInductionVar(), loop.getInductionVar());
+    mapping.map(inner.getInductionVar(), column);
+    for (Operation &op : outer.getBody()->without_terminator())
+      if (&op != inner)
+        b.clone(op, mapping);
+    for (Operation &op : inner.getBody()->without_terminator()) {
+      if (&op != load && &op != store) {
+        b.clone(op, mapping);
+        continue;
+      }
+      SmallVector<Value> leading;
+      for (Value index : store.getIndices().drop_back())
+        leading.push_back(mapping.lookupOrDefault(index));
+      if (&op == load)
+        mapping.map(
+            load.getResult(),
+            memref::LoadOp::create(b, loc, workspace, slotIndices(leading)));
+      else
+        memref::StoreOp::create(b, loc,
+                                mapping.lookupOrDefault(store.getValue()),
+                                workspace, slotIndices(leading));
+    }
+  }
+
+  // The slices into M in chunk order, one work-item an element.
+  b.setInsertionPointAfter(launch);
+  int64_t elements = columns;
+  for (int64_t size : rows)
+    elements *= size;
+  Value rest = openLaunch(b, loc, elements);
+  SmallVector<Value> indices(shape.size() - 1);
+  for (int64_t d = indices.size() - 1; d >= 0; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, shape[d + 1]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  auto sum = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::ConstantIndexOp::create(b, loc, chunks),
+      arith::ConstantIndexOp::create(b, loc, 1),
+      ValueRange{memref::LoadOp::create(b, loc, target, indices)});
+  {
+    OpBuilder::InsertionGuard sumGuard(b);
+    b.setInsertionPointToStart(sum.getBody());
+    SmallVector<Value> slotIndex = {sum.getInductionVar()};
+    llvm::append_range(slotIndex, indices);
+    Value partial = memref::LoadOp::create(b, loc, workspace, slotIndex);
+    scf::YieldOp::create(b, loc,
+                         combineWith(b, loc, store.getValue().getDefiningOp(),
+                                     sum.getRegionIterArgs()[0], partial));
+  }
+  memref::StoreOp::create(b, loc, sum.getResult(0), target, indices);
+  outer.erase();
+}
 
 /// A loop `for t { prefix; for d < D { body } }` whose inner iterations
 /// touch memory only at last index `d` (the embedding gradient's
 /// scatter-add: dE[id(t), d] += dX[t, d]) runs as D work-items, each
 /// looping over t in order: no two work-items touch one element and each
 /// element sees the sequential order, so the result is the sequential one.
+/// A long loop whose body accumulates runs in chunks instead
+/// (`launchColumnChunks`).
 static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
   if (outer.getNumResults() != 0)
     return false;
@@ -476,6 +815,28 @@ static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
         llvm::is_contained(indices.drop_back(), d))
       return false;
   }
+  std::optional<int64_t> first = getConstantIntValue(outer.getLowerBound());
+  std::optional<int64_t> end = getConstantIntValue(outer.getUpperBound());
+  std::optional<int64_t> stride = getConstantIntValue(outer.getStep());
+  if (first && end && stride && *upper > 0 &&
+      *end - *first >= kSplitIterations * *stride)
+    if (auto accumulation = getAccumulation(outer, inner)) {
+      auto type = cast<MemRefType>(accumulation->second.getMemRef().getType());
+      int64_t slice = *upper;
+      for (int64_t size : type.getShape().drop_back())
+        slice *= size;
+      int64_t chunks =
+          slice == 0
+              ? 1
+              : std::min({kBusyWorkItems / *upper,
+                          (*end - *first) / *stride / kMinChunkIterations,
+                          kMaxWorkspaceElements / slice});
+      if (chunks > 1) {
+        launchColumnChunks(b, outer, inner, accumulation->first,
+                           accumulation->second, chunks);
+        return true;
+      }
+    }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(outer);
   Value id = openLaunch(b, outer.getLoc(), *upper);

@@ -126,23 +126,23 @@ func.func @lifetimes(%a: memref<64xf32>) -> memref<64xf32> {
 
 // -----
 
-// A sum over a large space into few points (a gradient norm): split into
+// A sum over a large space into many points (a bias gradient): split into
 // slices that write partial sums, then a second launch adds them to the
 // output in slice order.
-// CHECK-LABEL: func.func @sum_of_squares
-// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<64x64xf32>
-// CHECK: gpu.launch
+// CHECK-LABEL: func.func @bias_gradient
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<64x512xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
 // CHECK: arith.mulf
-// CHECK: memref.store %{{.*}}, %[[PARTIAL]][%{{.*}}, %{{.*}}] : memref<64x64xf32>
-// CHECK: gpu.launch
-// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
+// CHECK: memref.store %{{.*}}, %[[PARTIAL]][%{{.*}}, %{{.*}}] : memref<64x512xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2,
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<512xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
 // CHECK: memref.load %[[PARTIAL]]
 // CHECK: memref.dealloc %[[PARTIAL]]
-func.func @sum_of_squares(%x: memref<64x4096xf32>, %y: memref<64xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<64x4096xf32>) outs(%y : memref<64xf32>) {
+func.func @bias_gradient(%x: memref<4096x512xf32>, %y: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<4096x512xf32>) outs(%y : memref<512xf32>) {
   ^bb0(%a: f32, %o: f32):
     %m = arith.mulf %a, %a : f32
     %s = arith.addf %o, %m : f32
@@ -153,8 +153,93 @@ func.func @sum_of_squares(%x: memref<64x4096xf32>, %y: memref<64xf32>) {
 
 // -----
 
+// A sum of squares into one scalar (a gradient norm): 1024 workgroups, each
+// striding its 8192-element slice, combine through a workgroup tree into
+// partials; one workgroup strides the 1024 partials, combines them the same
+// way, and its work-item 0 adds the total to the output.
+// CHECK-LABEL: func.func @scalar_sum_of_squares
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<1024x1xf32>
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[WG:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[FIRST:.*]] = arith.muli %[[B]], %c8192 : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[FIRST]], %c8192 : index
+// CHECK: %[[LAST:.*]] = arith.minui %[[NEXT]], %c8388608 : index
+// CHECK: %[[START:.*]] = arith.addi %[[FIRST]], %[[T]] : index
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %[[START]] to %[[LAST]] step %c256 iter_args(%{{.*}} = %cst) -> (f32) {
+// CHECK: arith.mulf
+// CHECK: memref.store %[[SUM]], %[[WG]][%[[T]]] : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[LOW:.*]] = arith.cmpi ult, %[[T]], %c128 : index
+// CHECK-NEXT: scf.if %[[LOW]] {
+// CHECK-NEXT: %[[OTHER:.*]] = arith.addi %[[T]], %c128 : index
+// CHECK-NEXT: %[[MINE:.*]] = memref.load %[[WG]][%[[T]]]
+// CHECK-NEXT: %[[THEIRS:.*]] = memref.load %[[WG]][%[[OTHER]]]
+// CHECK-NEXT: %[[BOTH:.*]] = arith.addf %[[MINE]], %[[THEIRS]] : f32
+// CHECK-NEXT: memref.store %[[BOTH]], %[[WG]][%[[T]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-6: gpu.barrier
+// CHECK: arith.cmpi ult, %[[T]], %c1 : index
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %[[T]], %c0 : index
+// CHECK-NEXT: scf.if %[[ZERO]] {
+// CHECK-NEXT: %[[TOTAL:.*]] = memref.load %[[WG]][%c0]
+// CHECK-NEXT: memref.store %[[TOTAL]], %[[PARTIAL]][%[[B]], %c0] : memref<1024x1xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T2:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[WG2:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[PARTIALS:.*]] = scf.for %[[S:.*]] = %[[T2]] to %c1024 step %c256 iter_args(%[[ACC:.*]] = %cst) -> (f32) {
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[PARTIAL]][%[[S]], %c0] : memref<1024x1xf32>
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: memref.store %[[PARTIALS]], %[[WG2]][%[[T2]]]
+// CHECK-COUNT-7: gpu.barrier
+// CHECK: %[[ZERO2:.*]] = arith.cmpi eq, %[[T2]], %c0 : index
+// CHECK-NEXT: scf.if %[[ZERO2]] {
+// CHECK-NEXT: %[[TOTAL2:.*]] = memref.load %[[WG2]][%c0]
+// CHECK-NEXT: %[[OUT:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: %[[RESULT:.*]] = arith.addf %[[OUT]], %[[TOTAL2]] : f32
+// CHECK-NEXT: memref.store %[[RESULT]], %{{.*}}[] : memref<f32>
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func @scalar_sum_of_squares(%x: memref<2048x4096xf32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<2048x4096xf32>) outs(%y : memref<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Too short to split (8 elements a work-item at least): one workgroup
+// strides the whole space, and its work-item 0 combines the tree's total
+// with the output.
+// CHECK-LABEL: func.func @scalar_max
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[WG:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %[[T]] to %c2048 step %c256 iter_args(%{{.*}} = %cst) -> (f32) {
+// CHECK: arith.maximumf
+// CHECK-COUNT-7: gpu.barrier
+// CHECK: scf.if
+// CHECK: %[[TOTAL:.*]] = memref.load %[[WG]][%c0]
+// CHECK-NEXT: %[[OUT:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: %[[RESULT:.*]] = arith.maximumf %[[OUT]], %[[TOTAL]] : f32
+// CHECK-NEXT: memref.store %[[RESULT]], %{{.*}}[] : memref<f32>
+// CHECK-NOT: gpu.launch
+func.func @scalar_max(%x: memref<2048xf32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<2048xf32>) outs(%y : memref<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.maximumf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // The embedding gradient's scatter-add: one work-item per column, each
-// looping over the tokens in order (the sequential result, in parallel).
+// looping over the tokens in order (the sequential result, in parallel);
+// 2048 tokens are too few to split.
 // CHECK-LABEL: func.func @scatter_add
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK: scf.for %[[T:.*]] = %c0 to %c2048 step %c1 {
@@ -177,4 +262,55 @@ func.func @scatter_add(%tok: memref<2048xi32>, %dx: memref<2048x256xf32>, %de: m
     }
   }
   return
+}
+
+// -----
+
+// A long scatter-add (8192 tokens): 32 chunks of 256 tokens times 256
+// columns, each work-item zeroing its column of its chunk's workspace slice
+// and accumulating its tokens there in order; then a work-item an element
+// adds the 32 slices to the output in chunk order.
+// CHECK-LABEL: func.func @scatter_add_chunks
+// CHECK: %[[DE:.*]] = memref.alloc() : memref<256x256xf32>
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<32x256x256xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32,
+// CHECK: %[[ID:.*]] = arith.addi
+// CHECK: %[[CHUNK:.*]] = arith.divui %[[ID]], %c256 : index
+// CHECK: %[[COL:.*]] = arith.remui %[[ID]], %c256 : index
+// CHECK: scf.for %[[R:.*]] = %c0 to %c256 step %c1 {
+// CHECK-NEXT: memref.store %cst, %[[WS]][%[[CHUNK]], %[[R]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c256 : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[FIRST]], %c256 : index
+// CHECK: %[[LAST:.*]] = arith.minui %[[NEXT]], %c8192 : index
+// CHECK: scf.for %[[T:.*]] = %[[FIRST]] to %[[LAST]] step %c1 {
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK: %[[OLD:.*]] = memref.load %[[WS]][%[[CHUNK]], %[[ROW]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[T]], %[[COL]]] : memref<8192x256xf32>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : f32
+// CHECK: memref.store %[[NEW]], %[[WS]][%[[CHUNK]], %[[ROW]], %[[COL]]] : memref<32x256x256xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[INIT:.*]] = memref.load %[[DE]][%[[I:.*]], %[[J:.*]]] : memref<256x256xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = %c0 to %c32 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[WS]][%[[C]], %[[I]], %[[J]]] : memref<32x256x256xf32>
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: memref.store %[[SUM]], %[[DE]][%[[I]], %[[J]]] : memref<256x256xf32>
+// CHECK: memref.dealloc %[[WS]]
+// CHECK: return %[[DE]]
+func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>) -> memref<256x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8192 = arith.constant 8192 : index
+  %c256 = arith.constant 256 : index
+  %de = memref.alloc() : memref<256x256xf32>
+  scf.for %t = %c0 to %c8192 step %c1 {
+    %v = memref.load %tok[%t] : memref<8192xi32>
+    %i = arith.index_cast %v : i32 to index
+    scf.for %d = %c0 to %c256 step %c1 {
+      %a = memref.load %de[%i, %d] : memref<256x256xf32>
+      %b = memref.load %dx[%t, %d] : memref<8192x256xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %de[%i, %d] : memref<256x256xf32>
+    }
+  }
+  return %de : memref<256x256xf32>
 }

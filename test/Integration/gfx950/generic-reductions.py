@@ -1,0 +1,107 @@
+# The generic kernels' parallel forms of long reductions, run by the emulator
+# against the CPU path: an embedding-gradient scatter-add over enough tokens
+# to run in chunks (a workspace slice each, added in chunk order), a sum of
+# squares into one scalar (workgroups striding slices, a workgroup tree, a
+# second launch over the partials) and a sum into a few points (one
+# launch). Their summation orders differ from the CPU's, so results agree to
+# f32 rounding; a second emulated run gives the same bits.
+# RUN: %PYTHON %s mxfp4-run %t | FileCheck %s
+# CHECK: generic reductions on gfx950 (emulated): 7 passed, 0 failed
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import harness  # noqa: E402
+
+tool, workdir = sys.argv[1:3]
+cpu = harness.Runner(tool, os.path.join(workdir, "cpu"))
+emu = harness.Runner(tool, os.path.join(workdir, "emu"),
+                     ["--target=gfx950-emulator"])
+check = harness.Checker("generic reductions on gfx950 (emulated)")
+rng = np.random.default_rng(950)
+TOKENS, VOCAB, DIM = 4096, 256, 64
+
+MODULE = f"""
+func.func @scatter(%ids: tensor<{TOKENS}xi32>, %dx: tensor<{TOKENS}x{DIM}xf32>) -> tensor<{VOCAB}x{DIM}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cT = arith.constant {TOKENS} : index
+  %cD = arith.constant {DIM} : index
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<{VOCAB}x{DIM}xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<{VOCAB}x{DIM}xf32>) -> tensor<{VOCAB}x{DIM}xf32>
+  %r = scf.for %t = %c0 to %cT step %c1 iter_args(%acc = %init) -> tensor<{VOCAB}x{DIM}xf32> {{
+    %id = tensor.extract %ids[%t] : tensor<{TOKENS}xi32>
+    %row = arith.index_cast %id : i32 to index
+    %next = scf.for %d = %c0 to %cD step %c1 iter_args(%a = %acc) -> tensor<{VOCAB}x{DIM}xf32> {{
+      %old = tensor.extract %a[%row, %d] : tensor<{VOCAB}x{DIM}xf32>
+      %x = tensor.extract %dx[%t, %d] : tensor<{TOKENS}x{DIM}xf32>
+      %s = arith.addf %old, %x : f32
+      %u = tensor.insert %s into %a[%row, %d] : tensor<{VOCAB}x{DIM}xf32>
+      scf.yield %u : tensor<{VOCAB}x{DIM}xf32>
+    }}
+    scf.yield %next : tensor<{VOCAB}x{DIM}xf32>
+  }}
+  return %r : tensor<{VOCAB}x{DIM}xf32>
+}}
+
+func.func @norms(%x: tensor<512x1000xf32>, %y: tensor<3x4096xf32>) -> (tensor<f32>, tensor<3xf32>) {{
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %i0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %squares = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>], iterator_types = ["reduction", "reduction"]}}
+      ins(%x : tensor<512x1000xf32>) outs(%i0 : tensor<f32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }} -> tensor<f32>
+  %e1 = tensor.empty() : tensor<3xf32>
+  %i1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3xf32>) -> tensor<3xf32>
+  %rows = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}}
+      ins(%y : tensor<3x4096xf32>) outs(%i1 : tensor<3xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }} -> tensor<3xf32>
+  return %squares, %rows : tensor<f32>, tensor<3xf32>
+}}
+"""
+
+
+def compare(label, got, want, exact):
+    error = float(np.abs(got.astype(np.float64) - exact).max())
+    scale = max(float(np.abs(exact).max()), 1e-30)
+    check.true(f"{label} against float64", error <= 1e-5 * scale,
+               f"max |difference| / max |value| = {error / scale:.3g}")
+    cpu_error = float(np.abs(want.astype(np.float64) - exact).max())
+    print(f"{label}: error {error / scale:.3g} (CPU {cpu_error / scale:.3g})")
+
+
+# Few distinct ids, so rows collect hundreds of tokens each.
+ids = rng.integers(0, 16, TOKENS).astype(np.int32)
+dx = rng.standard_normal((TOKENS, DIM)).astype(np.float32)
+x = rng.standard_normal((512, 1000)).astype(np.float32)
+y = rng.standard_normal((3, 4096)).astype(np.float32)
+
+exact = np.zeros((VOCAB, DIM))
+np.add.at(exact, ids, dx.astype(np.float64))
+want = cpu.run(MODULE, "scatter", [ids, dx], 1)
+got = emu.run(MODULE, "scatter", [ids, dx], 1)
+compare("scatter", got[0], want[0], exact)
+check.same_bits("scatter rerun", emu.run(MODULE, "scatter", [ids, dx], 1)[0],
+                got[0])
+check.true("scatter leaves rows without tokens zero",
+           not got[0][16:].view(np.uint32).any(), "a workspace was not zeroed")
+
+want = cpu.run(MODULE, "norms", [x, y], 2)
+got = emu.run(MODULE, "norms", [x, y], 2)
+compare("sum of squares", got[0], want[0], np.square(x.astype(np.float64)).sum())
+compare("row sums", got[1], want[1], y.astype(np.float64).sum(axis=1))
+again = emu.run(MODULE, "norms", [x, y], 2)
+check.same_bits("sum of squares rerun", again[0], got[0])
+check.same_bits("row sums rerun", again[1], got[1])
+check.finish()
