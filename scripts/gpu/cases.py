@@ -284,7 +284,8 @@ def composite_case(kind, inputs):
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
     outs = re.findall(r"tensor<[0-9x]+xf32>", results)
     n = len(outs)
-    mlir = (f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
+    aliases = "".join(l + "\n" for l in attn_step.splitlines() if l.startswith("#"))
+    mlir = (aliases + f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
             f"  %r:{n} = call @{name}({', '.join(f'%a{i}' for i in range(len(types)))}) : "
             f"({', '.join(types)}) -> ({', '.join(outs)})\n"
             f"  return {', '.join(f'%r#{i}' for i in range(n))} : {', '.join(outs)}\n}}\n"
