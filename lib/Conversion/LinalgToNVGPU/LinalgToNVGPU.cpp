@@ -206,6 +206,94 @@ static bool takeZeroInit(Operation *op, Value out) {
   return true;
 }
 
+/// A bf16 copy of an f32 buffer, made by one launch (8 elements a thread):
+/// the GEMMs read operands at half the bytes (the same rounding as rounding
+/// on load), and an activation several GEMMs read is rounded once.
+static Value emitBF16Copy(OpBuilder &b, Location loc, Value src) {
+  auto type = cast<MemRefType>(src.getType());
+  Value dst = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), b.getBF16Type()));
+  KernelBuilder kb(b, loc, BoundsMode::guarded);
+  int64_t vectors = type.getNumElements() / 8;
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx((vectors + kBlockThreads - 1) / kBlockThreads), one, one,
+      kb.idx(kBlockThreads), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
+                    launch.getThreadIds().x);
+  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, vectors), false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  // The multi-index of element 8 * id; the innermost extent is a multiple
+  // of 8 (of 32, for a covered contraction), so the 8 share a row.
+  SmallVector<Value> at(type.getRank());
+  Value rest = kb.mul(id, 8);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    at[d] = d ? kb.rem(rest, type.getDimSize(d)) : rest;
+    rest = kb.div(rest, type.getDimSize(d));
+  }
+  Value x = vector::LoadOp::create(
+      b, loc, VectorType::get({8}, b.getF32Type()), src, at);
+  Value h = arith::TruncFOp::create(
+      b, loc, VectorType::get({8}, b.getBF16Type()), x);
+  vector::StoreOp::create(b, loc, h, dst, at, /*nontemporal=*/false,
+                          llvm::MaybeAlign(16));
+  return dst;
+}
+
+namespace {
+
+/// The bf16 copies of a function's GEMM operands, reused while the source
+/// is not written.
+class BF16Copies {
+public:
+  /// The bf16 copy of `memref` for the GEMM `op`, made before `op` unless
+  /// an earlier copy is still current.
+  Value get(OpBuilder &b, Operation *op, Value memref) {
+    auto it = copies.find(memref);
+    if (it != copies.end() && unchangedSince(memref, it->second.made, op))
+      return it->second.bf16;
+    b.setInsertionPoint(op);
+    Value bf16 = emitBF16Copy(b, op->getLoc(), memref);
+    copies[memref] = {bf16, bf16.getDefiningOp()};
+    return bf16;
+  }
+
+private:
+  /// True if nothing writes `memref` between `made` and `op` (one block;
+  /// a buffer with views, or used by ops of unknown effects, never is).
+  static bool unchangedSince(Value memref, Operation *made, Operation *op) {
+    if (made->getBlock() != op->getBlock() ||
+        (!memref.getDefiningOp<memref::AllocOp>() &&
+         !isa<BlockArgument>(memref)))
+      return false;
+    for (Operation *user : memref.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user) ||
+          !isa<MemoryEffectOpInterface>(user))
+        return false;
+      if (!hasEffect<MemoryEffects::Write>(user, memref) &&
+          !hasEffect<MemoryEffects::Free>(user, memref))
+        continue;
+      Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!at || (made->isBeforeInBlock(at) && at->isBeforeInBlock(op)))
+        return false;
+    }
+    return true;
+  }
+
+  struct Copy {
+    Value bf16;
+    Operation *made;
+  };
+  DenseMap<Value, Copy> copies;
+};
+
+} // namespace
+
 namespace {
 
 /// Emits one contraction's launch.
@@ -445,8 +533,12 @@ struct ConvertLinalgMatmulToNVGPUPass
         found.push_back({op, *c});
     });
     OpBuilder b(&getContext());
+    BF16Copies copies;
     for (auto &[op, contraction] : found) {
       contraction.overwrite = takeZeroInit(op, contraction.c.memref);
+      for (OperandLayout *l : {&contraction.a, &contraction.b})
+        if (cast<MemRefType>(l->memref.getType()).getElementType().isF32())
+          l->memref = copies.get(b, op, l->memref);
       b.setInsertionPoint(op);
       GemmEmitter(b, op.getLoc(), contraction).emit();
       op->erase();

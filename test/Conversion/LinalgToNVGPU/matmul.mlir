@@ -1,14 +1,21 @@
 // RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-linalg-matmul-to-nvgpu,cse))" | FileCheck %s
 
-// A linear layer's GEMM (weights [out, in]): K contiguous in both operands,
-// 32 elements a thread rounded to bf16 into padded shared tiles, ldmatrix
-// and mma.sync, the accumulators added to the output in pairs.
+// A linear layer's GEMM (weights [out, in]): each f32 operand is first
+// rounded to a bf16 copy (8 elements a thread), then K contiguous in both
+// operands, 32 elements a thread into padded shared tiles, ldmatrix and
+// mma.sync, the accumulators added to the output in pairs.
 // CHECK-LABEL: func.func @linear
+// CHECK: %[[XH:.*]] = memref.alloc() : memref<512x256xbf16>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: vector.load %{{.*}} : memref<512x256xf32>, vector<8xf32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<8xbf16>
+// CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
+// CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK-SAME: workgroup(%[[A:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>)
-// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xf32>, vector<32xf32>
+// CHECK: vector.load %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<32xbf16>
 // CHECK: scf.for
-// CHECK: arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
 // CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<9216xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>
 // CHECK: nvvm.mma.sync
@@ -27,6 +34,8 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 // Attention's P V (batched, V's rows contiguous): the B tile is stored
 // [k][n] and read with ldmatrix.trans.
 // CHECK-LABEL: func.func @pv
+// CHECK: gpu.launch
+// CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1)
 // CHECK-SAME: workgroup(%{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>)
 // CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<col>
@@ -128,4 +137,26 @@ func.func @in_place(%x: memref<512x256xf32>, %w: memref<512x256xf32>) -> memref<
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
   return %y : memref<512x512xf32>
+}
+
+// -----
+
+// Two GEMMs reading one activation (q and k projections) share its bf16
+// copy; once the activation is written again, the next GEMM makes a new
+// one.
+// CHECK-LABEL: func.func @shared_copy
+// CHECK-COUNT-1: memref.alloc() : memref<512x256xbf16>
+// CHECK-NOT: memref.alloc() : memref<512x256xbf16>
+// CHECK: linalg.fill
+// CHECK: memref.alloc() : memref<512x256xbf16>
+func.func @shared_copy(%x: memref<512x256xf32>, %wq: memref<256x256xbf16>, %wk: memref<256x256xbf16>, %q: memref<512x256xf32>, %k: memref<512x256xf32>, %k2: memref<512x256xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wq : memref<512x256xf32>, memref<256x256xbf16>) outs(%q : memref<512x256xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wk : memref<512x256xf32>, memref<256x256xbf16>) outs(%k : memref<512x256xf32>)
+  linalg.fill ins(%one : f32) outs(%x : memref<512x256xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wk : memref<512x256xf32>, memref<256x256xbf16>) outs(%k2 : memref<512x256xf32>)
+  return
 }
