@@ -159,6 +159,7 @@ GEMM_CASES = [
     (200, 136, 544, "f32", "f32"),
     (512, 384, 1024, "f32", None),
     (1024, 1408, 512, "f32", None),
+    (256, 512, 4096, "f32", "f32"),  # a weight gradient: K split 8 ways
 ]
 for i, (m, n, k, result, acc) in enumerate(GEMM_CASES):
     a = rng.standard_normal((m, k)).astype(np.float32)

@@ -380,23 +380,14 @@ void GemmEmitter::storeSegment(Value segment, const SharedTile &tile,
   }
 }
 
-/// SMs of an H200: a grid smaller than this leaves the device idle.
-constexpr int64_t kMultiprocessors = 132;
-
 void GemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTile - 1) / kTile, tilesN = (c.n + kTile - 1) / kTile;
   int64_t steps = (c.k + kStepK - 1) / kStepK;
-  // Split K when the tiles cannot fill the device (weight gradients: a
-  // small output, K = tokens): each split sums a range of K steps into a
-  // slice of a workspace, and a second launch adds the slices to the output
-  // in split order. At least 8 K steps a split.
-  int64_t tiles = tilesM * tilesN * c.batch;
-  int64_t splits = 1;
-  if (tiles < kMultiprocessors)
-    splits = std::max<int64_t>(
-        1, std::min((2 * kMultiprocessors + tiles - 1) / tiles, steps / 8));
-  int64_t stepsPerSplit = (steps + splits - 1) / splits;
+  // Split K when the tiles cannot fill the device: each split sums a range
+  // of K steps into a slice of a workspace, and a second launch adds the
+  // slices to the output in split order.
+  auto [splits, stepsPerSplit] = splitK(tilesM * tilesN * c.batch, steps);
   Value workspace;
   if (splits > 1)
     workspace = memref::AllocOp::create(

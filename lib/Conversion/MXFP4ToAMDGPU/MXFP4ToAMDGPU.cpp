@@ -58,7 +58,7 @@ static KernelTarget getGfx950Target(int64_t tileOverride,
   target.expandBlock = expandBlock;
   target.shuffledScales = true;
   target.gemm = [=](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
-                    const GemmShape &shape) -> KernelLaunch {
+                    const GemmShape &shape) -> GemmLaunch {
     GemmConfig config;
     config.m = shape.m;
     config.n = shape.n;
@@ -78,7 +78,7 @@ static KernelTarget getGfx950Target(int64_t tileOverride,
       OpBuilder kb(b.getContext());
       kernel = buildGemmKernel(kb, loc, module, name, config);
     }
-    return {kernel, gemmWorkgroups(config)};
+    return {{kernel, gemmWorkgroups(config)}};
   };
   target.shuffleScales = [](OpBuilder &b, Location loc,
                             gpu::GPUModuleOp module, int64_t rows,

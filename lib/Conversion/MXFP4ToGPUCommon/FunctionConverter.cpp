@@ -258,8 +258,11 @@ void FunctionConverter::launch(Location loc, const KernelLaunch &kernel,
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value grid = arith::ConstantIndexOp::create(b, loc, kernel.blocks);
   Value block = arith::ConstantIndexOp::create(b, loc, kernel.threads);
+  Value gridZ = kernel.gridZ == 1
+                    ? one
+                    : arith::ConstantIndexOp::create(b, loc, kernel.gridZ);
   gpu::LaunchFuncOp::create(b, loc, kernel.kernel,
-                            gpu::KernelDim3{grid, one, one},
+                            gpu::KernelDim3{grid, one, gridZ},
                             gpu::KernelDim3{block, one, one},
                             /*dynamicSharedMemorySize=*/Value(), args);
 }
@@ -419,21 +422,36 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   if (op.getAcc())
     shape.accType =
         cast<RankedTensorType>(op.getAcc().getType()).getElementType();
-  SmallVector<Value> operands = {
+  SmallVector<Value> inputs = {
       bufferOf(loc, op.getLhs()), gemmScales(loc, op.getLhsScale()),
       bufferOf(loc, op.getRhs()), gemmScales(loc, op.getRhsScale())};
-  if (llvm::any_of(operands, [](Value v) { return !v; }))
+  if (llvm::any_of(inputs, [](Value v) { return !v; }))
     return error(op) << "scaled_matmul operands must be arguments or "
                         "results of lowered ops";
+  SmallVector<Value> outputs;
   if (op.getAcc()) {
     Value acc = bufferOf(loc, op.getAcc());
     if (!acc)
       return error(op) << "the accumulator has no device buffer";
-    operands.push_back(acc);
+    outputs.push_back(acc);
   }
   Value result = alloc(loc, cast<RankedTensorType>(op.getType()));
-  operands.push_back(result);
-  launch(loc, target.gemm(b, loc, kernels, shape), operands);
+  outputs.push_back(result);
+  GemmLaunch gemm = target.gemm(b, loc, kernels, shape);
+  if (gemm.addSplits) {
+    // Split K: the splits' partial products meet in a workspace.
+    Value workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({gemm.gemm.gridZ * shape.m * shape.n},
+                        b.getF32Type()));
+    inputs.push_back(workspace);
+    launch(loc, gemm.gemm, inputs);
+    outputs.insert(outputs.begin(), workspace);
+    launch(loc, *gemm.addSplits, outputs);
+  } else {
+    inputs.append(outputs);
+    launch(loc, gemm.gemm, inputs);
+  }
   publish(loc, op.getResult(), result);
   return success();
 }

@@ -19,13 +19,25 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
+
 namespace mlir::mxfp4::kernels {
 
-/// A kernel and how to launch it (1-D grid and block).
+/// A kernel and how to launch it: a grid of blocks x 1 x gridZ, 1-D blocks.
 struct KernelLaunch {
   gpu::GPUFuncOp kernel;
   int64_t blocks;
   int64_t threads = kWorkgroupSize;
+  int64_t gridZ = 1;
+};
+
+/// How a GEMM runs: one launch, or where `addSplits` is set, K split among
+/// `gemm`'s grid z: `gemm` takes (a, aScales, b, bScales, workspace) and
+/// writes split s's f32 partial C to workspace[s][m][n], then `addSplits`
+/// takes (workspace, [acc], c) and finishes C.
+struct GemmLaunch {
+  KernelLaunch gemm;
+  std::optional<KernelLaunch> addSplits = std::nullopt;
 };
 
 /// C[m, n] (+)= A[m, k] * B[n, k]^T on FP4 operands with E8M0 scales.
@@ -45,10 +57,10 @@ struct KernelTarget {
   /// Whether the GEMM reads gfx950's pre-shuffled scales instead of
   /// canonical ones.
   bool shuffledScales = false;
-  /// Finds or builds the GEMM kernel for `shape` in `module`. Arguments:
-  /// (a, aScales, b, bScales, [acc], c).
-  std::function<KernelLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
-                             const GemmShape &)>
+  /// Finds or builds the GEMM kernels for `shape` in `module`. Arguments:
+  /// (a, aScales, b, bScales, [acc], c), unless K is split (`GemmLaunch`).
+  std::function<GemmLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
+                           const GemmShape &)>
       gemm;
   /// With `shuffledScales`: finds or builds the kernel that rewrites
   /// canonical scales [rows, kBlocks] into the shuffled layout.

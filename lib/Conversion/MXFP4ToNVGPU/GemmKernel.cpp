@@ -21,6 +21,14 @@
 // warps); the next step's global loads are issued before this step's MMAs.
 // Ragged M and N are guarded; K is a multiple of 32.
 //
+// Weight gradients (a small C, K = tokens) have too few tiles to fill the
+// device: there K is split (TensorCore.h's splitK), grid z picks a range of
+// K steps, each split writes its f32 partial C to a workspace, and a second
+// kernel adds the splits in split order (then the accumulator) and converts
+// to C's type. That is deterministic, but the f32 sum is rounded split by
+// split: unsplit, C is one in-order sum over K like the CPU's, and only the
+// GEMMs that split lose bit-identity with it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -39,11 +47,14 @@ using namespace mlir::mxfp4::kernels;
 using namespace mlir::mxfp4::sm90;
 namespace num = mlir::mxfp4::numerics;
 
-
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t sm90::gemmBlocks(const GemmConfig &c) {
   return ceilDiv(c.m, kTile) * ceilDiv(c.n, kTile);
+}
+
+KSplit sm90::gemmSplit(const GemmConfig &c) {
+  return splitK(gemmBlocks(c), ceilDiv(c.k, kStepK));
 }
 
 namespace {
@@ -68,8 +79,11 @@ private:
   /// Expands a block into the shared tile at `offset` (elements).
   void expandBlock(Value codes, Value scale, Value table, Value tile,
                    Value offset);
-  void epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
-                Value rowBase, Value colBase);
+  /// Writes this warp's part of C (plus `acc`, if any) to `out`; split K
+  /// (`split` is the split's index), its f32 partial C to the workspace
+  /// `out` instead.
+  void epilogue(Value acc, Value out, Value split,
+                ArrayRef<Value> accumulators, Value rowBase, Value colBase);
 
   OpBuilder &b;
   Location loc;
@@ -172,9 +186,18 @@ void GemmBuilder::expandBlock(Value codes, Value scale, Value table,
   }
 }
 
-void GemmBuilder::epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
-                           Value rowBase, Value colBase) {
+void GemmBuilder::epilogue(Value acc, Value out, Value split,
+                           ArrayRef<Value> accumulators, Value rowBase,
+                           Value colBase) {
   Type f32 = b.getF32Type();
+  Type outType = split ? f32 : c.resultType;
+  // Split K: the split's slice of the workspace.
+  int64_t size = c.m * c.n;
+  Value slice;
+  if (split) {
+    size *= gemmSplit(c).splits;
+    slice = kb.mul(split, c.m * c.n);
+  }
   // Adjacent columns are stored as pairs when a row has an even length.
   bool pairs = c.n % 2 == 0;
   forEachAccumulatorPair(kb, accumulators, rowBase, colBase,
@@ -192,9 +215,9 @@ void GemmBuilder::epilogue(Value acc, Value out, ArrayRef<Value> accumulators,
           prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
         value = arith::AddFOp::create(b, loc, prior, value);
       }
-      if (!c.resultType.isF32())
-        value = arith::TruncFOp::create(b, loc, shaped(c.resultType), value);
-      kb.store(value, out, valid, at, c.m * c.n);
+      if (!outType.isF32())
+        value = arith::TruncFOp::create(b, loc, shaped(outType), value);
+      kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size);
     }
   });
 }
@@ -212,7 +235,9 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   };
   Value aValues = words(func.getArgument(0)), aScales = func.getArgument(1);
   Value bValues = words(func.getArgument(2)), bScales = func.getArgument(3);
-  Value acc = c.accType ? func.getArgument(4) : Value();
+  KSplit split = gemmSplit(c);
+  Value acc =
+      c.accType && split.splits == 1 ? func.getArgument(4) : Value();
   Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
   auto attributions = func.getWorkgroupAttributions();
   Value table = attributions[0], aTile = attributions[1],
@@ -244,12 +269,19 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   int64_t tiles = kAccumulators;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
   SmallVector<Value> inits(tiles, zero);
-  SmallVector<Value> first = load(kb.idx(0));
+  int64_t steps = ceilDiv(c.k, kStepK);
+  // This block's K steps: all of them, or its split's range.
+  Value splitId, firstStep = kb.idx(0), lastStep = kb.idx(steps);
+  if (split.splits > 1) {
+    splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    firstStep = kb.mul(splitId, split.stepsPerSplit);
+    lastStep = kb.min(kb.add(firstStep, split.stepsPerSplit), lastStep);
+  }
+  SmallVector<Value> first = load(firstStep);
   inits.append(first);
 
-  int64_t steps = ceilDiv(c.k, kStepK);
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(steps), kb.idx(1),
-                                 inits);
+  auto loop =
+      scf::ForOp::create(b, loc, firstStep, lastStep, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -270,7 +302,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     scf::YieldOp::create(b, loc, yields);
   }
   SmallVector<Value> results(loop.getResults().take_front(tiles));
-  epilogue(acc, out, results, kb.add(m0, kb.mul(wm, kWarpM)),
+  epilogue(acc, out, splitId, results, kb.add(m0, kb.mul(wm, kWarpM)),
            kb.add(n0, kb.mul(wn, kWarpN)));
   gpu::ReturnOp::create(b, loc);
 }
@@ -284,9 +316,13 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
                             globalBuffer(ctx, c.m * c.k / 32, i8),
                             globalBuffer(ctx, c.n * c.k / 2, i8),
                             globalBuffer(ctx, c.n * c.k / 32, i8)};
-  if (c.accType)
-    args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
-  args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  if (int64_t splits = gemmSplit(c).splits; splits > 1) {
+    args.push_back(globalBuffer(ctx, splits * c.m * c.n, b.getF32Type()));
+  } else {
+    if (c.accType)
+      args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
+    args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  }
   SmallVector<Type> shared = {
       workgroupBuffer(ctx, 256, b.getI32Type()),
       workgroupBuffer(ctx, SharedTile::elements(true), b.getBF16Type()),
@@ -296,5 +332,72 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);
+  return func;
+}
+
+/// Elements a thread of the add-splits kernel sums: four (16-byte f32
+/// accesses) where C's size allows.
+static int64_t addWidth(const GemmConfig &c) {
+  return c.m * c.n % 4 == 0 ? 4 : 1;
+}
+
+int64_t sm90::addSplitsBlocks(const GemmConfig &c) {
+  return ceilDiv(ceilDiv(c.m * c.n, addWidth(c)), kWorkgroupSize);
+}
+
+gpu::GPUFuncOp sm90::buildAddSplitsKernel(OpBuilder &b, Location loc,
+                                          gpu::GPUModuleOp module,
+                                          StringRef name,
+                                          const GemmConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  int64_t splits = gemmSplit(c).splits, size = c.m * c.n;
+  SmallVector<Type> args = {globalBuffer(ctx, splits * size, f32)};
+  if (c.accType)
+    args.push_back(globalBuffer(ctx, size, c.accType));
+  args.push_back(globalBuffer(ctx, size, c.resultType));
+  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b, loc, BoundsMode::guarded);
+  gpu::ReturnOp::create(b, loc);
+  b.setInsertionPointToStart(&func.getBody().front());
+
+  int64_t width = addWidth(c);
+  Value at = kb.mul(
+      kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId()), width);
+  auto inRange = scf::IfOp::create(b, loc, kb.lt(at, size), false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  auto load = [&](Type element, Value buffer, Value offset) -> Value {
+    if (width == 1)
+      return memref::LoadOp::create(b, loc, buffer, offset);
+    unsigned bytes = width * element.getIntOrFloatBitWidth() / 8;
+    return vector::LoadOp::create(b, loc, VectorType::get({width}, element),
+                                  buffer, offset, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(bytes));
+  };
+  Value sum = load(f32, func.getArgument(0), at);
+  for (int64_t s = 1; s < splits; ++s)
+    sum = arith::AddFOp::create(
+        b, loc, sum, load(f32, func.getArgument(0), kb.add(at, s * size)));
+  // Then the accumulator, as the unsplit kernel adds it to its one sum.
+  if (c.accType) {
+    Value prior = load(c.accType, func.getArgument(1), at);
+    if (!c.accType.isF32())
+      prior = arith::ExtFOp::create(b, loc, sum.getType(), prior);
+    sum = arith::AddFOp::create(b, loc, prior, sum);
+  }
+  Type outType = c.resultType;
+  if (width > 1)
+    outType = VectorType::get({width}, outType);
+  if (!c.resultType.isF32())
+    sum = arith::TruncFOp::create(b, loc, outType, sum);
+  Value out = func.getArguments().back();
+  if (width == 1)
+    memref::StoreOp::create(b, loc, sum, out, at);
+  else
+    vector::StoreOp::create(
+        b, loc, sum, out, at, /*nontemporal=*/false,
+        llvm::MaybeAlign(width * c.resultType.getIntOrFloatBitWidth() / 8));
   return func;
 }

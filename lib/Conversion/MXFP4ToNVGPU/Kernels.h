@@ -14,6 +14,8 @@
 #ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_KERNELS_H
 #define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_KERNELS_H
 
+#include "TensorCore.h"
+
 #include "../MXFP4ToGPUCommon/Kernels.h"
 
 namespace mlir::mxfp4::sm90 {
@@ -25,13 +27,26 @@ struct GemmConfig {
   Type accType;    // null, f32 or bf16
 };
 
+/// How `config`'s K is split among the GEMM's grid z (TensorCore.h).
+KSplit gemmSplit(const GemmConfig &config);
+
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:
 /// (a, aScales, b, bScales, [acc], c), scales canonical. Grid: one block
-/// per 128 x 128 tile of C, 1-D.
+/// per 128 x 128 tile of C in x; z: `gemmSplit`'s splits. Split K, the
+/// arguments are (a, aScales, b, bScales, workspace): split s writes its
+/// f32 partial C to workspace[s][M][N], and the add-splits kernel finishes.
 gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                const GemmConfig &config);
 int64_t gemmBlocks(const GemmConfig &config);
+
+/// Builds the kernel that finishes a split GEMM: (workspace, [acc], c),
+/// C = (split 0 + split 1 + ...) (+ acc), summed in split order in f32 and
+/// then converted to C's type. 1-D grid.
+gpu::GPUFuncOp buildAddSplitsKernel(OpBuilder &b, Location loc,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    const GemmConfig &config);
+int64_t addSplitsBlocks(const GemmConfig &config);
 
 } // namespace mlir::mxfp4::sm90
 

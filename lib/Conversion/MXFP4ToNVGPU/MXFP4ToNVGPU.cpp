@@ -8,7 +8,7 @@
 // NVIDIA Hopper as a target of the shared mxfp4-to-GPU conversion
 // (../MXFP4ToGPUCommon): guarded memory access, the CPU path's integer
 // conversions (so quantize and dequantize give the CPU's bits), canonical
-// scales, and the bf16 tensor-core GEMM.
+// scales, and the bf16 tensor-core GEMM (K split for weight gradients).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,19 +45,36 @@ static KernelTarget getSm90Target() {
   target.name = "sm_90a";
   target.bounds = BoundsMode::guarded;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
-                   const GemmShape &shape) -> KernelLaunch {
+                   const GemmShape &shape) -> GemmLaunch {
     sm90::GemmConfig config{shape.m, shape.n, shape.k, shape.resultType,
                             shape.accType};
-    std::string name = llvm::formatv(
-        "gemm_{0}x{1}x{2}_{3}{4}", config.m, config.n, config.k,
-        typeName(config.resultType),
-        config.accType ? "_acc" + typeName(config.accType) : "");
-    auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
-    if (!kernel) {
-      OpBuilder kb(b.getContext());
-      kernel = sm90::buildGemmKernel(kb, loc, module, name, config);
-    }
-    return {kernel, sm90::gemmBlocks(config), sm90::kBlockThreads};
+    auto getKernel = [&](const std::string &name, auto build) {
+      auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
+      if (!kernel) {
+        OpBuilder kb(b.getContext());
+        kernel = build(kb, loc, module, name, config);
+      }
+      return kernel;
+    };
+    std::string types =
+        typeName(config.resultType) +
+        (config.accType ? "_acc" + typeName(config.accType) : "");
+    int64_t splits = sm90::gemmSplit(config).splits;
+    if (splits == 1)
+      return {{getKernel(llvm::formatv("gemm_{0}x{1}x{2}_{3}", config.m,
+                                       config.n, config.k, types),
+                         sm90::buildGemmKernel),
+               sm90::gemmBlocks(config), sm90::kBlockThreads}};
+    // The split GEMM writes f32 partial products whatever C's types.
+    return {{getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}", config.m,
+                                     config.n, config.k, splits),
+                       sm90::buildGemmKernel),
+             sm90::gemmBlocks(config), sm90::kBlockThreads, splits},
+            KernelLaunch{
+                getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}", splits,
+                                        config.m, config.n, types),
+                          sm90::buildAddSplitsKernel),
+                sm90::addSplitsBlocks(config)}};
   };
   return target;
 }

@@ -64,6 +64,18 @@ SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
   return regs;
 }
 
+KSplit sm90::splitK(int64_t tiles, int64_t steps) {
+  // Two blocks an SM are resident (256 threads of at most 128 registers):
+  // fill those slots once; a few blocks more would add a whole K range's
+  // time as a tail.
+  if (tiles >= kMultiprocessors || steps < 16)
+    return {1, steps};
+  int64_t splits = std::min(2 * kMultiprocessors / tiles, steps / 8);
+  int64_t stepsPerSplit = (steps + splits - 1) / splits;
+  // Rounding the range up can leave the last splits empty: drop them.
+  return {(steps + stepsPerSplit - 1) / stepsPerSplit, stepsPerSplit};
+}
+
 Value sm90::mma(KernelBuilder &kb, ArrayRef<Value> a, ArrayRef<Value> b,
                 Value acc) {
   OpBuilder &ob = kb.builder();

@@ -10,7 +10,7 @@
 // 128 x 128 tile of C from bf16 operand tiles in shared memory, K steps of
 // 64, 8 warps in a 2 x 4 grid of 64 x 32 warp tiles, `ldmatrix` (transposed
 // for operands whose rows are contiguous) and `mma.sync.m16n8k16` into f32
-// accumulators.
+// accumulators; and how a GEMM with too few tiles for the device splits K.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +29,23 @@ constexpr int64_t kWarpsM = 2, kWarpsN = 4;
 constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
 /// Accumulators a warp holds: (kWarpM / 16) x (kWarpN / 8) vector<4xf32>.
 constexpr int64_t kAccumulators = (kWarpM / 16) * (kWarpN / 8);
+
+/// SMs of an H200: a grid smaller than this leaves the device idle.
+constexpr int64_t kMultiprocessors = 132;
+
+/// How a GEMM's K steps are divided among blocks: split s (grid z) sums
+/// steps [s * stepsPerSplit, min((s + 1) * stepsPerSplit, steps)).
+struct KSplit {
+  int64_t splits, stepsPerSplit;
+};
+
+/// Splits K when `tiles` blocks cannot fill the device (weight gradients: a
+/// small output, K = tokens), into ranges of at least 8 of the `steps` K
+/// steps. Each split writes an f32 partial tile to a workspace and a second
+/// launch adds the splits in split order: deterministic, but rounded
+/// differently from one sum over K, so a GEMM with enough tiles (or a short
+/// K) stays unsplit.
+KSplit splitK(int64_t tiles, int64_t steps);
 
 /// An operand tile in shared memory, bf16: [rows][depth] if K (the depth)
 /// is contiguous, else [depth][rows], lines padded by 8 elements so that

@@ -1,0 +1,85 @@
+// RUN: mxfp4-opt %s --split-input-file --convert-mxfp4-to-nvgpu | FileCheck %s
+
+// A weight gradient (16 tiles of C, K = 32768 tokens): too few tiles for
+// the H200's 132 SMs, so K is split 16 ways (32 K steps each) along grid z.
+// The splits' f32 partial products go to a workspace [16][512][512], and a
+// second launch adds them in split order, then the accumulator (bf16,
+// widened), and rounds to bf16.
+// CHECK-LABEL: func.func @wgrad(
+// CHECK-SAME: %[[A:[^:]*]]: memref<8388608xi8> {mxfp4.tensor = tensor<512x32768xf4E2M1FN>}
+// CHECK-SAME: %[[ACC:[^:]*]]: memref<262144xbf16> {mxfp4.tensor = tensor<512x512xbf16>}
+// CHECK: %[[C:.*]] = memref.alloc() : memref<262144xbf16>
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<4194304xf32>
+// CHECK: %[[A_G:.*]] = memref.memory_space_cast %[[A]]
+// CHECK: %[[WS_G:.*]] = memref.memory_space_cast %[[WS]]
+// CHECK: %[[X:.*]] = arith.constant 16 : index
+// CHECK: %[[Z:.*]] = arith.constant 16 : index
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_512x512x32768_split16 blocks in (%[[X]], %{{.*}}, %[[Z]]) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[A_G]] : {{.*}}, %[[WS_G]] : memref<4194304xf32, #gpu.address_space<global>>)
+// CHECK: %[[WS_G2:.*]] = memref.memory_space_cast %[[WS]]
+// CHECK: %[[ACC_G:.*]] = memref.memory_space_cast %[[ACC]]
+// CHECK: %[[C_G:.*]] = memref.memory_space_cast %[[C]]
+// CHECK: %[[BLOCKS:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_16x512x512_bf16_accbf16 blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[WS_G2]] : memref<4194304xf32, #gpu.address_space<global>>, %[[ACC_G]] : memref<262144xbf16, #gpu.address_space<global>>, %[[C_G]] : memref<262144xbf16, #gpu.address_space<global>>)
+// CHECK: return %[[C]]
+// The GEMM: split z sums K steps [32 z, 32 z + 32) and stores its f32
+// partial tile at z * 512 * 512 in the workspace.
+// CHECK: gpu.func @gemm_512x512x32768_split16(%{{.*}}, %[[OUT:[^:]*]]: memref<4194304xf32, #gpu.address_space<global>>)
+// CHECK: %[[SPLIT:.*]] = gpu.block_id  z
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SPLIT]], %c32
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c32
+// CHECK: %[[LAST:.*]] = arith.minui %[[END]], %c512
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[LAST]]
+// CHECK: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: %[[SLICE:.*]] = arith.muli %[[SPLIT]], %c262144
+// CHECK: %[[AT:.*]] = arith.addi %[[SLICE]], %{{.*}}
+// CHECK: vector.store %{{.*}}, %[[OUT]][%[[AT]]] : memref<4194304xf32, #gpu.address_space<global>>, vector<2xf32>
+// The ordered add: four elements a thread, the 16 splits, the accumulator,
+// the rounding to bf16.
+// CHECK: gpu.func @add_splits_16x512x512_bf16_accbf16(%[[W:[^:]*]]: memref<4194304xf32, #gpu.address_space<global>>, %[[P:[^:]*]]: memref<262144xbf16, #gpu.address_space<global>>, %[[R:[^:]*]]: memref<262144xbf16, #gpu.address_space<global>>)
+// CHECK: %[[S0:.*]] = vector.load %[[W]][%[[I:.*]]] {alignment = 16 : i64} : memref<4194304xf32, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: %[[S1:.*]] = vector.load %[[W]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[S0]], %[[S1]] : vector<4xf32>
+// CHECK-COUNT-14: vector.load %[[W]]
+// CHECK: %[[PRIOR:.*]] = vector.load %[[P]][%[[I]]] {alignment = 8 : i64} : memref<262144xbf16, #gpu.address_space<global>>, vector<4xbf16>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[PRIOR]] : vector<4xbf16> to vector<4xf32>
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[WIDE]], %{{.*}} : vector<4xf32>
+// CHECK: %[[ROUNDED:.*]] = arith.truncf %[[TOTAL]] : vector<4xf32> to vector<4xbf16>
+// CHECK: vector.store %[[ROUNDED]], %[[R]][%[[I]]] {alignment = 8 : i64} : memref<262144xbf16, #gpu.address_space<global>>, vector<4xbf16>
+func.func @wgrad(%a: tensor<512x32768xf4E2M1FN>, %sa: tensor<512x1024xf8E8M0FNU>, %b: tensor<512x32768xf4E2M1FN>, %sb: tensor<512x1024xf8E8M0FNU>, %acc: tensor<512x512xbf16>) -> tensor<512x512xbf16> {
+  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb acc(%acc) : tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU>, tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU> -> tensor<512x512xbf16>
+  return %c : tensor<512x512xbf16>
+}
+
+// -----
+
+// 44 tiles: 6 splits fill the 264 block slots (two blocks an SM); 86 K steps
+// a split, the last one 82.
+// CHECK-LABEL: func.func @wgrad_ragged_splits(
+// CHECK: memref.alloc() : memref<4325376xf32>
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_1408x512x32768_split6
+// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_6x1408x512_f32
+// CHECK: gpu.func @gemm_1408x512x32768_split6
+// CHECK: arith.muli %{{.*}}, %c86
+// CHECK: arith.minui
+func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408x1024xf8E8M0FNU>, %b: tensor<512x32768xf4E2M1FN>, %sb: tensor<512x1024xf8E8M0FNU>) -> tensor<1408x512xf32> {
+  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<1408x32768xf4E2M1FN>, tensor<1408x1024xf8E8M0FNU>, tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU> -> tensor<1408x512xf32>
+  return %c : tensor<1408x512xf32>
+}
+
+// -----
+
+// Fprop of the same layer (1024 tiles): one launch that sums all of K in
+// order, as the CPU does (no workspace, no second launch).
+// CHECK-LABEL: func.func @fprop(
+// CHECK-NOT: memref<{{[0-9]+}}xf32>
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_32768x512x512_bf16 blocks in (%{{.*}}, %[[ONE:[^,]*]], %[[ONE]]) threads
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @gemm_32768x512x512_bf16
+// CHECK-NOT: gpu.block_id  z
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c8
+// CHECK-NOT: add_splits
+func.func @fprop(%a: tensor<32768x512xf4E2M1FN>, %sa: tensor<32768x16xf8E8M0FNU>, %b: tensor<512x512xf4E2M1FN>, %sb: tensor<512x16xf8E8M0FNU>) -> tensor<32768x512xbf16> {
+  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<32768x512xf4E2M1FN>, tensor<32768x16xf8E8M0FNU>, tensor<512x512xf4E2M1FN>, tensor<512x16xf8E8M0FNU> -> tensor<32768x512xbf16>
+  return %c : tensor<32768x512xbf16>
+}
