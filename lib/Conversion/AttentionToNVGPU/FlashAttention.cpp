@@ -16,10 +16,11 @@
 //   with the online softmax (running row maximum and sum, rescaling the
 //   output); writes o and lse = max + log(sum).
 // - Backward, deterministic (no atomics): a row-dot kernel
-//   delta = rowsum(dO * o); a query kernel that recomputes P = exp(s - lse)
-//   and accumulates dq = dS k over the keys; a key kernel that, per 64 keys,
-//   walks every query row that sees them (all stacked GQA groups) and
-//   accumulates dv = P^T dO and dk = dS^T q. dS = P * (dP - delta) / sqrt(d).
+//   delta = rowsum(dO * o), up to 8 threads a row; a query kernel that
+//   recomputes P = exp(s - lse) and accumulates dq = dS k over the keys; a
+//   key kernel that, per 64 keys, walks every query row that sees them (all
+//   stacked GQA groups) and accumulates dv = P^T dO and dk = dS^T q.
+//   dS = P * (dP - delta) / sqrt(d).
 //
 // Row r of q is query position r mod seq; a block's 64 rows lie in one
 // group since seq is a multiple of 64.
@@ -365,19 +366,37 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
 
 void Emitter::rowDot(Value o, Value dO, Value delta) {
   OpBuilder::InsertionGuard guard(b);
-  // One thread a row; the row's d elements in vectors of 8.
-  gpu::LaunchOp launch = open(queryRows() / kThreads, 0, 0);
-  Value row = kb.add(kb.mul(launch.getBlockIds().x, kThreads), tid);
+  // `lanes` adjacent threads a row, each a vector of 8 elements in turn:
+  // a warp reads whole rows, coalesced; the lanes add up with shuffles.
+  int64_t chunks = s.headDim / 8, lanes = 1;
+  while (lanes < 8 && chunks % (2 * lanes) == 0)
+    lanes *= 2;
+  int64_t rowsPerBlock = kThreads / lanes;
+  gpu::LaunchOp launch = open(queryRows() / rowsPerBlock, 0, 0);
+  Value row = kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock),
+                     kb.div(tid, lanes));
+  Value lane = kb.rem(tid, lanes);
   auto type = VectorType::get({8}, b.getF32Type());
   Value sum = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  for (int64_t c = 0; c < s.headDim; c += 8) {
-    SmallVector<Value> at = {head, row, kb.idx(c)};
+  for (int64_t c = 0; c < chunks; c += lanes) {
+    SmallVector<Value> at = {head, row, kb.mul(kb.add(lane, c), 8)};
     Value x = vector::LoadOp::create(b, loc, type, o, at);
     Value y = vector::LoadOp::create(b, loc, type, dO, at);
     sum = vector::FMAOp::create(b, loc, x, y, sum);
   }
   Value total = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                             sum);
+  for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
+    total = arith::AddFOp::create(
+        b, loc, total,
+        gpu::ShuffleOp::create(b, loc, total, offset, 32,
+                               gpu::ShuffleMode::XOR)
+            .getShuffleResult());
+  auto first = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0)),
+      false);
+  b.setInsertionPointToStart(first.thenBlock());
   memref::StoreOp::create(b, loc, total, delta, ValueRange{head, row});
 }
 

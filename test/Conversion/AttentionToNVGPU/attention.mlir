@@ -38,7 +38,8 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 
 // -----
 
-// The backward composite: delta = rowsum(dO * o) (a thread a row), the
+// The backward composite: delta = rowsum(dO * o) (8 threads a row, 16 rows
+// a block, added up with shuffles), the
 // query kernel (dq; q, dO, k, v tiles) and the key kernel (dk, dv; 4 blocks
 // of 64 keys, walking the query rows of both groups, with their lse and
 // delta in shared memory). No atomics: every output element has one writer.
@@ -47,8 +48,9 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 // CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<4x256x64xf32>
 // CHECK-DAG: %[[DV:.*]] = memref.alloc() : memref<4x256x64xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<4x512xf32>
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c4, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c4, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
 // CHECK: vector.fma
+// CHECK: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[DELTA]]
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c4, %{{.*}} = %c1)
 // CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>)
