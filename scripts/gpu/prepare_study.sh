@@ -5,8 +5,10 @@
 # runtime from the seed, every step's batch of the default corpus) that all
 # recipes share, in gpu-study/ (untracked). Then, on the GPU machine:
 #   bash scripts/gpu/run_study.sh
-# Usage: prepare_study.sh [STEPS] [RECIPE...]   (default: 1200 steps, the
-# Table 1 recipes)
+# Usage: [SEED=N] prepare_study.sh [STEPS] [RECIPE...]   (default: seed 1,
+# 1200 steps, the Table 1 recipes). Each seed is its own run (weights and
+# batches): prepare and run one seed at a time, since a run's batches alone
+# take most of what travels to the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=${1:-1200}
@@ -16,7 +18,7 @@ out=gpu-study
 rm -rf "$out" && mkdir -p "$out"
 warmup=$(( steps / 20 < 60 ? steps / 20 : 60 ))
 echo "{\"preset\": \"pilot\", \"total_steps\": $steps, \"warmup_steps\": $warmup}" > "$out/pilot.json"
-build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed=1 \
+build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed="${SEED:-1}" \
   --export-gpu-run="$out/run"
 for recipe in $recipes; do
   build/bin/mxfp4-run compile --preset="$out/pilot.json" --recipe="$recipe" \

@@ -2,15 +2,17 @@
 recipe, the first the baseline): final loss (mean of the last 20 steps),
 paired gap to the baseline (same weights and batches), and the extra tokens
 a recipe needs to reach the baseline's loss at 75% of the run (losses
-smoothed over 20 steps). Writes a Markdown table to stdout and an SVG plot.
-Usage: study_table.py RUN_DIR PLOT.svg RECIPE..."""
+smoothed over 20 steps). With several seeds (RUN_DIRS comma-separated, one
+folder of recipes a seed) the table gives the mean over seeds and each
+seed's gap. Writes a Markdown table to stdout and an SVG plot (first seed).
+Usage: study_table.py RUN_DIR[,RUN_DIR...] PLOT.svg RECIPE..."""
 import json
 import sys
 
-run_dir, plot, recipes = sys.argv[1], sys.argv[2], sys.argv[3:]
+run_dirs, plot, recipes = sys.argv[1].split(","), sys.argv[2], sys.argv[3:]
 
 
-def curve(recipe):
+def curve(run_dir, recipe):
     records = [json.loads(l) for l in open(f"{run_dir}/{recipe}/metrics.jsonl") if l.strip()]
     return [(r["tokens"], r["loss"]) for r in records if "loss" in r]
 
@@ -20,25 +22,38 @@ def smooth(losses, width=20):
             for i in range(len(losses))]
 
 
-curves = {r: curve(r) for r in recipes}
-base = curves[recipes[0]]
-steps = len(base)
+runs = [{r: curve(d, r) for r in recipes} for d in run_dirs]
+steps = len(runs[0][recipes[0]])
 target_step = int(0.75 * steps)
-target = smooth([l for _, l in base])[target_step - 1]
-tokens_per_step = base[0][0]
-print(f"| recipe | final loss (last 20 steps) | gap to {recipes[0]} | "
-      f"tokens to reach {recipes[0]}'s step-{target_step} loss ({target:.4f}) |")
+tokens_per_step = runs[0][recipes[0]][0][0]
+rows = {r: [] for r in recipes}  # per seed: (final, gap, reached)
+for curves in runs:
+    base = [l for _, l in curves[recipes[0]]]
+    target = smooth(base)[target_step - 1]
+    final_base = sum(base[-20:]) / 20
+    for recipe in recipes:
+        losses = [l for _, l in curves[recipe]]
+        final = sum(losses[-20:]) / 20
+        reached = next((i + 1 for i, l in enumerate(smooth(losses)) if l <= target), None)
+        rows[recipe].append((final, final - final_base, reached))
+seeds = len(runs)
+print(f"| recipe | final loss (last 20 steps{', mean of %d seeds' % seeds if seeds > 1 else ''}) "
+      f"| gap to {recipes[0]}{' (per seed)' if seeds > 1 else ''} "
+      f"| tokens to reach {recipes[0]}'s step-{target_step} loss |")
 print("|---|---|---|---|")
-final_base = sum(l for _, l in base[-20:]) / 20
 for recipe in recipes:
-    losses = [l for _, l in curves[recipe]]
-    final = sum(losses[-20:]) / 20
-    reached = next((i + 1 for i, l in enumerate(smooth(losses)) if l <= target), None)
-    extra = (f"{reached * tokens_per_step / 1e6:.1f} M ({100 * (reached / target_step - 1):+.0f}%)"
-             if reached else f"not within {steps} steps")
-    gap = "" if recipe == recipes[0] else f"{final - final_base:+.4f}"
+    finals, gaps, reached = zip(*rows[recipe])
+    final = sum(finals) / seeds
+    gap = "" if recipe == recipes[0] else f"{sum(gaps) / seeds:+.4f}" + (
+        " (" + ", ".join(f"{g:+.4f}" for g in gaps) + ")" if seeds > 1 else "")
+    if all(reached):
+        mean = sum(reached) / seeds
+        extra = f"{mean * tokens_per_step / 1e6:.1f} M ({100 * (mean / target_step - 1):+.0f}%)"
+    else:
+        extra = f"not within {steps} steps ({sum(1 for r in reached if not r)} of {seeds} seeds)"
     print(f"| {recipe} | {final:.4f} | {gap} | {extra} |")
 
+curves = runs[0]
 # The plot: smoothed loss against tokens, after the first 10% of the run.
 width, height, left, bottom = 720, 420, 60, 40
 start = steps // 10
