@@ -2,7 +2,7 @@
 recipe, the first the baseline): final loss (mean of the last 20 steps),
 paired gap to the baseline (same weights and batches), and the extra tokens
 a recipe needs to reach the baseline's loss at 75% of the run (losses
-smoothed over 20 steps). With several seeds (RUN_DIRS comma-separated, one
+smoothed over 20 steps; percentages against the baseline's own crossing). With several seeds (RUN_DIRS comma-separated, one
 folder of recipes a seed) the table gives the mean over seeds and each
 seed's gap. Writes a Markdown table to stdout and an SVG plot (first seed).
 Usage: study_table.py RUN_DIR[,RUN_DIR...] PLOT.svg RECIPE..."""
@@ -41,6 +41,7 @@ print(f"| recipe | final loss (last 20 steps{', mean of %d seeds' % seeds if see
       f"| gap to {recipes[0]}{' (per seed)' if seeds > 1 else ''} "
       f"| tokens to reach {recipes[0]}'s step-{target_step} loss |")
 print("|---|---|---|---|")
+base_reached = sum(r for _, _, r in rows[recipes[0]]) / seeds
 for recipe in recipes:
     finals, gaps, reached = zip(*rows[recipe])
     final = sum(finals) / seeds
@@ -48,7 +49,8 @@ for recipe in recipes:
         " (" + ", ".join(f"{g:+.4f}" for g in gaps) + ")" if seeds > 1 else "")
     if all(reached):
         mean = sum(reached) / seeds
-        extra = f"{mean * tokens_per_step / 1e6:.1f} M ({100 * (mean / target_step - 1):+.0f}%)"
+        extra = f"{mean * tokens_per_step / 1e6:.1f} M" + (
+            f" ({100 * (mean / base_reached - 1):+.0f}%)" if recipe != recipes[0] else "")
     else:
         extra = f"not within {steps} steps ({sum(1 for r in reached if not r)} of {seeds} seeds)"
     print(f"| {recipe} | {final:.4f} | {gap} | {extra} |")
