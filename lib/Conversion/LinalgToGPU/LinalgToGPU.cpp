@@ -195,6 +195,18 @@ static SmallVector<Value> combineWorkgroup(OpBuilder &b, Location loc,
   return totals;
 }
 
+/// Sets ivs[d] for the loop dims `dims` (innermost last) from the linear
+/// index `r` over their `ranges`.
+static void delinearize(OpBuilder &b, Location loc, Value r,
+                        ArrayRef<int64_t> dims, ArrayRef<int64_t> ranges,
+                        SmallVectorImpl<Value> &ivs) {
+  for (int64_t d : llvm::reverse(dims)) {
+    Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+    ivs[d] = arith::RemUIOp::create(b, loc, r, size);
+    r = arith::DivUIOp::create(b, loc, r, size);
+  }
+}
+
 /// One launch for a linalg.generic on buffers; two for a sum over a large
 /// space into few points (a bias gradient): there one work-item per output
 /// point would leave the device idle, so `slices` work-items per point each
@@ -380,12 +392,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     {
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value r = loop.getInductionVar();
-      for (int64_t d : llvm::reverse(reduction)) {
-        Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
-        ivs[d] = arith::RemUIOp::create(b, loc, r, size);
-        r = arith::DivUIOp::create(b, loc, r, size);
-      }
+      delinearize(b, loc, loop.getInductionVar(), reduction, ranges, ivs);
       scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
     }
     for (int64_t d : reduction)
@@ -470,12 +477,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
                                    arith::ConstantIndexOp::create(b, loc, 1),
                                    inits);
     b.setInsertionPointToStart(loop.getBody());
-    Value r = loop.getInductionVar();
-    for (int64_t d : llvm::reverse(reduction)) {
-      Value size = arith::ConstantIndexOp::create(b, loc, ranges[d]);
-      ivs[d] = arith::RemUIOp::create(b, loc, r, size);
-      r = arith::DivUIOp::create(b, loc, r, size);
-    }
+    delinearize(b, loc, loop.getInductionVar(), reduction, ranges, ivs);
     scf::YieldOp::create(b, loc, payload(loop.getRegionIterArgs()));
     b.setInsertionPointAfter(loop);
     for (auto [partial, result] : llvm::zip(partials, loop.getResults()))

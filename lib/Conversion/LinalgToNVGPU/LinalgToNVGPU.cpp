@@ -206,6 +206,26 @@ static bool takeZeroInit(Operation *op, Value out) {
   return true;
 }
 
+/// Opens a launch of one thread per item (`items`, 256 a block) and
+/// positions the builder inside its `if (id < items)`; returns the id.
+static Value openItemLaunch(KernelBuilder &kb, int64_t items) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx((items + kBlockThreads - 1) / kBlockThreads), one, one,
+      kb.idx(kBlockThreads), one, one);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
+                    launch.getThreadIds().x);
+  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, items), false);
+  b.setInsertionPointToStart(inRange.thenBlock());
+  return id;
+}
+
 /// A bf16 copy of an f32 buffer, made by one launch (8 elements a thread):
 /// the GEMMs read operands at half the bytes (the same rounding as rounding
 /// on load), and an activation several GEMMs read is rounded once.
@@ -214,20 +234,8 @@ static Value emitBF16Copy(OpBuilder &b, Location loc, Value src) {
   Value dst = memref::AllocOp::create(
       b, loc, MemRefType::get(type.getShape(), b.getBF16Type()));
   KernelBuilder kb(b, loc, BoundsMode::guarded);
-  int64_t vectors = type.getNumElements() / 8;
-  Value one = kb.idx(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx((vectors + kBlockThreads - 1) / kBlockThreads), one, one,
-      kb.idx(kBlockThreads), one, one);
   OpBuilder::InsertionGuard guard(b);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
-                    launch.getThreadIds().x);
-  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, vectors), false);
-  b.setInsertionPointToStart(inRange.thenBlock());
+  Value id = openItemLaunch(kb, type.getNumElements() / 8);
   // The multi-index of element 8 * id; the innermost extent is a multiple
   // of 8 (of 32, for a covered contraction), so the 8 share a row.
   SmallVector<Value> at(type.getRank());
@@ -477,19 +485,7 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfter(gemm);
   // One thread a pair of outputs: C += the splits' partial sums, in order.
-  int64_t pairs = c.batch * c.m * c.n / 2;
-  Value one = kb.idx(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx((pairs + kBlockThreads - 1) / kBlockThreads), one, one,
-      kb.idx(kBlockThreads), one, one);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
-                    launch.getThreadIds().x);
-  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, pairs), false);
-  b.setInsertionPointToStart(inRange.thenBlock());
+  Value id = openItemLaunch(kb, c.batch * c.m * c.n / 2);
   Value element = kb.mul(id, 2);
   Value col = kb.rem(element, c.n);
   Value row = kb.rem(kb.div(element, c.n), c.m);
