@@ -370,6 +370,21 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
       inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
                                        b, loc, b.getF32FloatAttr(0.0f)))
                                  : load(&output));
+  // Slice `slice`'s chunk [first, last) of the linearized reduction space.
+  auto sliceChunk = [&]() -> std::pair<Value, Value> {
+    Value first =
+        slices > 1
+            ? arith::MulIOp::create(
+                  b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk))
+                  .getResult()
+            : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+    Value last = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, first,
+                              arith::ConstantIndexOp::create(b, loc, chunk)),
+        arith::ConstantIndexOp::create(b, loc, reductionSize));
+    return {first, last};
+  };
   SmallVector<Value> results;
   if (workgroups) {
     SmallVector<Value> neutrals;
@@ -377,15 +392,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
       neutrals.push_back(neutralOf(b, loc, c));
     // This slice's chunk of the linearized reduction space, its work-items
     // striding it.
-    Value first = arith::ConstantIndexOp::create(b, loc, 0);
-    if (slices > 1)
-      first = arith::MulIOp::create(
-          b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk));
-    Value last = arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, first,
-                              arith::ConstantIndexOp::create(b, loc, chunk)),
-        arith::ConstantIndexOp::create(b, loc, reductionSize));
+    auto [first, last] = sliceChunk();
     auto loop = scf::ForOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, launch.getThreadIds().x),
         last, arith::ConstantIndexOp::create(b, loc, kThreads), neutrals);
@@ -466,13 +473,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
       results.push_back(combineWith(b, loc, c, load(&output), value));
   } else if (slices > 1) {
     // This slice's chunk of the linearized reduction space, in order.
-    Value first = arith::MulIOp::create(
-        b, loc, slice, arith::ConstantIndexOp::create(b, loc, chunk));
-    Value last = arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, first,
-                              arith::ConstantIndexOp::create(b, loc, chunk)),
-        arith::ConstantIndexOp::create(b, loc, reductionSize));
+    auto [first, last] = sliceChunk();
     auto loop = scf::ForOp::create(b, loc, first, last,
                                    arith::ConstantIndexOp::create(b, loc, 1),
                                    inits);
