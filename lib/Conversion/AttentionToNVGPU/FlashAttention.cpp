@@ -63,8 +63,8 @@ public:
   void rowDot(Value o, Value dO, Value delta);
   void backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                        Value delta, Value dq);
-  void backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
-                    Value delta, Value dk, Value dv);
+  void backwardKeys(Value q, Value k, Value v, Value lse, Value dO, Value delta,
+                    Value dk, Value dv);
 
 private:
   int64_t queryRows() const { return s.groups * s.seq; }
@@ -95,6 +95,13 @@ private:
   /// f(x, row, column, half), row in 0..15, half = row / 8.
   void mapElements(SmallVectorImpl<Value> &acc,
                    function_ref<Value(Value, Value, Value, int64_t)> f);
+  /// dS = P * centered / sqrt(d), in place of the centered dP - delta.
+  void scoreGradients(SmallVectorImpl<Value> &centered, ArrayRef<Value> probs) {
+    for (auto [d, p] : llvm::zip(centered, probs))
+      d = arith::DivFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, p, d),
+          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
+  }
   /// Per half (rows g, g + 8), `combine` over this thread's elements and
   /// then over the four threads of a row.
   std::array<Value, 2> rowReduce(ArrayRef<Value> acc, bool isMax);
@@ -133,8 +140,8 @@ gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
   shared.append(vectors, workgroupBuffer(ctx, kRows, b.getF32Type()));
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(blocksX), kb.idx(s.heads), one, kb.idx(kThreads), one,
-      one, /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+      b, loc, kb.idx(blocksX), kb.idx(s.heads), one, kb.idx(kThreads), one, one,
+      /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -159,12 +166,12 @@ void Emitter::loadTile(Value src, Value row0, Value tile) {
     Value chunk = kb.add(tid, i * kThreads);
     Value row = kb.div(chunk, chunksPerRow);
     Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
-    Value x = vector::LoadOp::create(
-        b, loc, VectorType::get({8}, b.getF32Type()), src,
-        ValueRange{head, kb.add(row0, row), col}, /*nontemporal=*/false,
-        llvm::MaybeAlign(32));
-    Value h =
-        arith::TruncFOp::create(b, loc, VectorType::get({8}, b.getBF16Type()), x);
+    Value x =
+        vector::LoadOp::create(b, loc, VectorType::get({8}, b.getF32Type()),
+                               src, ValueRange{head, kb.add(row0, row), col},
+                               /*nontemporal=*/false, llvm::MaybeAlign(32));
+    Value h = arith::TruncFOp::create(b, loc,
+                                      VectorType::get({8}, b.getBF16Type()), x);
     vector::StoreOp::create(b, loc, h, tile,
                             ValueRange{view.offset(kb, row, col)},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
@@ -175,8 +182,8 @@ void Emitter::loadVector(Value src, Value row0, Value memory) {
   auto inRange = scf::IfOp::create(b, loc, kb.lt(tid, kRows), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(inRange.thenBlock());
-  Value x = memref::LoadOp::create(b, loc, src,
-                                   ValueRange{head, kb.add(row0, tid)});
+  Value x =
+      memref::LoadOp::create(b, loc, src, ValueRange{head, kb.add(row0, tid)});
   memref::StoreOp::create(b, loc, x, memory, ValueRange{tid});
 }
 
@@ -221,9 +228,8 @@ void Emitter::accumulate(ArrayRef<Value> p, Value tile,
   }
 }
 
-void Emitter::mapElements(
-    SmallVectorImpl<Value> &acc,
-    function_ref<Value(Value, Value, Value, int64_t)> f) {
+void Emitter::mapElements(SmallVectorImpl<Value> &acc,
+                          function_ref<Value(Value, Value, Value, int64_t)> f) {
   auto type = VectorType::get({4}, b.getF32Type());
   for (auto [ni, vec] : llvm::enumerate(acc)) {
     SmallVector<Value> elements;
@@ -257,7 +263,7 @@ std::array<Value, 2> Emitter::rowReduce(ArrayRef<Value> acc, bool isMax) {
     for (Value vec : acc)
       for (int64_t e = 2 * half; e < 2 * half + 2; ++e) {
         Value x = vector::ExtractOp::create(b, loc, vec, e);
-        r = !r    ? x
+        r = !r      ? x
             : isMax ? arith::MaximumFOp::create(b, loc, r, x).getResult()
                     : arith::AddFOp::create(b, loc, r, x).getResult();
       }
@@ -297,14 +303,15 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   Fragments qFrags = aFragments(qTile);
   // This thread's two query positions (rows g and g + 8 of its warp).
   Value warpPos = kb.add(pos0, kb.mul(warp, kWarpRows));
-  std::array<Value, 2> pos = {kb.add(warpPos, g), kb.add(warpPos, kb.add(g, 8))};
+  std::array<Value, 2> pos = {kb.add(warpPos, g),
+                              kb.add(warpPos, kb.add(g, 8))};
 
   Value negInf = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> inits = {negInf, negInf, f32(0), f32(0)};
   inits.append(zeroAccumulators(s.headDim / 8));
   Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1),
-                                 inits);
+  auto loop =
+      scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -373,8 +380,8 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
     lanes *= 2;
   int64_t rowsPerBlock = kThreads / lanes;
   gpu::LaunchOp launch = open(queryRows() / rowsPerBlock, 0, 0);
-  Value row = kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock),
-                     kb.div(tid, lanes));
+  Value row =
+      kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock), kb.div(tid, lanes));
   Value lane = kb.rem(tid, lanes);
   auto type = VectorType::get({8}, b.getF32Type());
   Value sum = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
@@ -384,13 +391,12 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
     Value y = vector::LoadOp::create(b, loc, type, dO, at);
     sum = vector::FMAOp::create(b, loc, x, y, sum);
   }
-  Value total = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                            sum);
+  Value total =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
   for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
     total = arith::AddFOp::create(
         b, loc, total,
-        gpu::ShuffleOp::create(b, loc, total, offset, 32,
-                               gpu::ShuffleMode::XOR)
+        gpu::ShuffleOp::create(b, loc, total, offset, 32, gpu::ShuffleMode::XOR)
             .getShuffleResult());
   auto first = scf::IfOp::create(
       b, loc,
@@ -441,15 +447,10 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
       return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
     });
     SmallVector<Value> dS = productT(dOFrags, vTile);
-    for (auto [d, p] : llvm::zip(dS, probs)) {
-      SmallVector<Value> one = {d};
-      mapElements(one, [&](Value x, Value, Value, int64_t half) {
-        return sub(x, rowDelta[half]);
-      });
-      d = arith::DivFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, p, one[0]),
-          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
-    }
+    mapElements(dS, [&](Value x, Value, Value, int64_t half) {
+      return sub(x, rowDelta[half]);
+    });
+    scoreGradients(dS, probs);
     SmallVector<Value> acc(loop.getRegionIterArgs());
     accumulate(dS, kTile, acc);
     scf::YieldOp::create(b, loc, acc);
@@ -476,8 +477,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
   // The query blocks that see these keys: in each group, positions from
   // key0 to seq - 1.
   int64_t blocksPerGroup = s.seq / kRows;
-  Value visibleBlocks = arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup),
-                                              block);
+  Value visibleBlocks =
+      arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
   Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
   SmallVector<Value> inits = zeroAccumulators(2 * (s.headDim / 8));
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), steps, kb.idx(1), inits);
@@ -514,10 +515,7 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
       Value rowDelta = memref::LoadOp::create(b, loc, deltaShared, col);
       return sub(x, rowDelta);
     });
-    for (auto [d, p] : llvm::zip(dST, probsT))
-      d = arith::DivFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, p, d),
-          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
+    scoreGradients(dST, probsT);
     accumulate(dST, qTile, dkAcc);
     SmallVector<Value> next(dvAcc);
     next.append(dkAcc);
@@ -532,8 +530,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
 
 bool sm90::isSupported(const AttentionShape &shape) {
   return shape.seq % kRows == 0 && shape.groups * shape.seq % kThreads == 0 &&
-         shape.headDim % 16 == 0 &&
-         shape.headDim <= 64 && shape.groups >= 1 && shape.heads >= 1;
+         shape.headDim % 16 == 0 && shape.headDim <= 64 && shape.groups >= 1 &&
+         shape.heads >= 1;
 }
 
 void sm90::emitAttentionForward(OpBuilder &b, Location loc,

@@ -1,4 +1,5 @@
-//===- LinalgToNVGPU.cpp - linalg contractions on Hopper tensor cores ------===//
+//===- LinalgToNVGPU.cpp - linalg contractions on Hopper tensor cores
+//------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -117,7 +118,8 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
     l.rowDim = memrefDim(map, row);
     l.kDim = memrefDim(map, col);
     int64_t rank = map.getNumResults();
-    if (l.rowDim < 0 || l.kDim < 0 || (!dims->batch.empty() && l.batchDim != 0) ||
+    if (l.rowDim < 0 || l.kDim < 0 ||
+        (!dims->batch.empty() && l.batchDim != 0) ||
         rank != (dims->batch.empty() ? 2 : 3))
       return std::nullopt;
     return l;
@@ -144,31 +146,42 @@ static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
   auto contiguousSize = [&](const OperandLayout &l, int64_t rows) {
     return l.kContiguous() ? c.k : rows;
   };
-  if (contiguousSize(c.a, c.m) % 32 || contiguousSize(c.b, c.n) % 32 ||
-      c.n % 2)
+  if (contiguousSize(c.a, c.m) % 32 || contiguousSize(c.b, c.n) % 32 || c.n % 2)
     return std::nullopt;
   return c;
 }
 
-/// The op of `op`'s block that last wrote the buffer `buffer` before `op`,
-/// or null if that is unknown: a write from another block, an op without
-/// declared effects, or a view of the buffer (writes through it would not
-/// be seen here).
-static Operation *lastWriter(Value buffer, Operation *op) {
-  Operation *last = nullptr;
+/// The ops of `block` that write (or free) the buffer `buffer`, or failure
+/// if that is unknown: a write from another block, an op without declared
+/// effects, or a view of the buffer (writes through it would not be seen).
+static FailureOr<SmallVector<Operation *>> writesIn(Value buffer,
+                                                    Block *block) {
+  SmallVector<Operation *> writes;
   for (Operation *user : buffer.getUsers()) {
     if (isa<ViewLikeOpInterface>(user) || !isa<MemoryEffectOpInterface>(user))
-      return nullptr;
+      return failure();
     if (!hasEffect<MemoryEffects::Write>(user, buffer) &&
         !hasEffect<MemoryEffects::Free>(user, buffer))
       continue;
-    Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+    Operation *at = block->findAncestorOpInBlock(*user);
     if (!at)
-      return nullptr;
+      return failure();
+    writes.push_back(at);
+  }
+  return writes;
+}
+
+/// The op of `op`'s block that last wrote `buffer` before `op`, or null if
+/// none did or that is unknown.
+static Operation *lastWriter(Value buffer, Operation *op) {
+  FailureOr<SmallVector<Operation *>> writes = writesIn(buffer, op->getBlock());
+  if (failed(writes))
+    return nullptr;
+  Operation *last = nullptr;
+  for (Operation *at : *writes)
     if (at != op && at->isBeforeInBlock(op) &&
         (!last || last->isBeforeInBlock(at)))
       last = at;
-  }
   return last;
 }
 
@@ -176,8 +189,7 @@ static Operation *lastWriter(Value buffer, Operation *op) {
 static bool isZeroFill(Operation *op) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op);
   FloatAttr value;
-  return fill &&
-         matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
+  return fill && matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
          value.getValue().isPosZero();
 }
 
@@ -244,10 +256,10 @@ static Value emitBF16Copy(OpBuilder &b, Location loc, Value src) {
     at[d] = d ? kb.rem(rest, type.getDimSize(d)) : rest;
     rest = kb.div(rest, type.getDimSize(d));
   }
-  Value x = vector::LoadOp::create(
-      b, loc, VectorType::get({8}, b.getF32Type()), src, at);
-  Value h = arith::TruncFOp::create(
-      b, loc, VectorType::get({8}, b.getBF16Type()), x);
+  Value x = vector::LoadOp::create(b, loc, VectorType::get({8}, b.getF32Type()),
+                                   src, at);
+  Value h =
+      arith::TruncFOp::create(b, loc, VectorType::get({8}, b.getBF16Type()), x);
   vector::StoreOp::create(b, loc, h, dst, at, /*nontemporal=*/false,
                           llvm::MaybeAlign(16));
   return dst;
@@ -279,18 +291,11 @@ private:
         (!memref.getDefiningOp<memref::AllocOp>() &&
          !isa<BlockArgument>(memref)))
       return false;
-    for (Operation *user : memref.getUsers()) {
-      if (isa<ViewLikeOpInterface>(user) ||
-          !isa<MemoryEffectOpInterface>(user))
-        return false;
-      if (!hasEffect<MemoryEffects::Write>(user, memref) &&
-          !hasEffect<MemoryEffects::Free>(user, memref))
-        continue;
-      Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
-      if (!at || (made->isBeforeInBlock(at) && at->isBeforeInBlock(op)))
-        return false;
-    }
-    return true;
+    FailureOr<SmallVector<Operation *>> writes =
+        writesIn(memref, op->getBlock());
+    return succeeded(writes) && llvm::none_of(*writes, [&](Operation *at) {
+             return made->isBeforeInBlock(at) && at->isBeforeInBlock(op);
+           });
   }
 
   struct Copy {
@@ -360,8 +365,8 @@ Value GemmEmitter::loadSegment(const OperandLayout &l, int64_t rows,
   k = kb.add(k0, k);
   Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
   Value zero = kb.idx(0);
-  SmallVector<Value> at = indices(l, batch, kb.select(valid, row, zero),
-                                  kb.select(valid, k, zero));
+  SmallVector<Value> at =
+      indices(l, batch, kb.select(valid, row, zero), kb.select(valid, k, zero));
   Type element = cast<MemRefType>(l.memref.getType()).getElementType();
   auto vecType = VectorType::get({32}, element);
   Value v = vector::LoadOp::create(b, loc, vecType, l.memref, at,
@@ -390,7 +395,8 @@ void GemmEmitter::storeSegment(Value segment, const SharedTile &tile,
 
 void GemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
-  int64_t tilesM = (c.m + kTile - 1) / kTile, tilesN = (c.n + kTile - 1) / kTile;
+  int64_t tilesM = (c.m + kTile - 1) / kTile,
+          tilesN = (c.n + kTile - 1) / kTile;
   int64_t steps = (c.k + kStepK - 1) / kStepK;
   // Split K when the tiles cannot fill the device: each split sums a range
   // of K steps into a slice of a workspace, and a second launch adds the
@@ -399,18 +405,16 @@ void GemmEmitter::emit() {
   Value workspace;
   if (splits > 1)
     workspace = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
+        b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
       b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
       kb.idx(kBlockThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange(),
-      TypeRange{
-          workgroupBuffer(ctx, SharedTile::elements(c.a.kContiguous()),
-                          b.getBF16Type()),
-          workgroupBuffer(ctx, SharedTile::elements(c.b.kContiguous()),
-                          b.getBF16Type())});
+      TypeRange{workgroupBuffer(ctx, SharedTile::elements(c.a.kContiguous()),
+                                b.getBF16Type()),
+                workgroupBuffer(ctx, SharedTile::elements(c.b.kContiguous()),
+                                b.getBF16Type())});
   OpBuilder::InsertionGuard guard(b);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -492,12 +496,11 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
   Value batch = kb.div(element, c.m * c.n);
   SmallVector<Value> at = indices(c.c, batch, row, col);
   auto pairType = VectorType::get({2}, b.getF32Type());
-  Value sum =
-      c.overwrite
-          ? arith::ConstantOp::create(b, loc, b.getZeroAttr(pairType))
-                .getResult()
-          : vector::LoadOp::create(b, loc, pairType, c.c.memref, at)
-                .getResult();
+  Value sum = c.overwrite
+                  ? arith::ConstantOp::create(b, loc, b.getZeroAttr(pairType))
+                        .getResult()
+                  : vector::LoadOp::create(b, loc, pairType, c.c.memref, at)
+                        .getResult();
   for (int64_t s = 0; s < splits; ++s)
     sum = arith::AddFOp::create(
         b, loc, sum,
