@@ -60,6 +60,8 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   nvvm.useBarePtrCallConv = true;
   nvvm.indexBitwidth = 32;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   if (o.format == "mlir")
     return;

@@ -58,6 +58,9 @@ for line in open(f"{root}/bench.txt"):
         if fields[0] == "u8":
             count, low, high = map(int, fields[1:])
             a = rng.integers(low, high, count, dtype=np.uint8)
+        elif fields[0] == "bf16":  # bf16 bits of normal values, as uint16
+            a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
+            a = (a.view(np.uint32) >> 16).astype(np.uint16)
         else:
             a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
         np.save(f"{case}/in{i}.npy", a)
@@ -73,7 +76,7 @@ for line in open(f"{root}/bench.txt"):
         if a.startswith("--input=@"):
             os.remove(f"{case}/{a[9:]}")
 
-gemms = [n.split("_")[1] for n, k, *_ in ours if k == "gemm"]
+gemms = sorted({n.split("_")[-1] for n, k, *_ in ours if k == "gemm"})
 copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in ours
           if k == "quantize"]
 steps = any(k.startswith("step") for _, k, *_ in ours)
@@ -96,7 +99,7 @@ for name, kind, work, specs, ms in ours:
         value, against = work / (ms * 1e-3), work / (eager["mean_ms"] * 1e-3)
         unit = "tokens/s (peer: PyTorch bf16 autocast eager step)"
     elif kind == "gemm":
-        m, n, k = map(int, name.split("_")[1].split("x"))
+        m, n, k = map(int, name.split("_")[-1].split("x"))
         peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])
         value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]
         unit = "TFLOP/s (peer: cuBLAS bf16)"

@@ -4,7 +4,7 @@ compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
 (too large to carry: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
 device-to-device copy of the same bytes) are measured by
 scripts/gpu/torch_reference.py in the same run.
-Usage: bench_cases.py OUT_DIR MXFP4_RUN
+Usage: [BENCH=NAME_PREFIX,...] bench_cases.py OUT_DIR MXFP4_RUN
 """
 import os
 import subprocess
@@ -12,9 +12,16 @@ import sys
 
 out, tool = sys.argv[1], sys.argv[2]
 lines = []
+prefixes = os.environ.get("BENCH", "").split(",")
+
+
+def wanted(name):
+    return any(name.startswith(p) for p in prefixes)
 
 
 def prepare(name, mlir, inputs, kind, work):
+    if not wanted(name):
+        return
     case = os.path.join(out, name)
     os.makedirs(case, exist_ok=True)
     with open(f"{case}/case.mlir", "w") as f:
@@ -42,6 +49,27 @@ for m, n, k in [(32768, 512, 512), (32768, 1408, 512), (32768, 512, 1408),
               f"u8:{n * k // 2}:0:256", f"u8:{n * k // 32}:120:134"]
     prepare(f"gemm_{m}x{n}x{k}", mlir, inputs, "gemm", 2 * m * n * k)
 
+# The high-precision GEMMs of the step (linalg.matmul on bf16 tensor cores,
+# f32 results) in its three layouts: Fprop (A[M, K], B[N, K]), Dgrad
+# (B[K, N]) and Wgrad (A[K, M], B[K, N]), on the pilot's FFN shapes.
+MM_MAPS = {"nt": ("(m, k)", "(n, k)"), "nn": ("(m, k)", "(k, n)"),
+           "tn": ("(k, m)", "(k, n)")}
+for layout, m, n, k in [("nt", 32768, 1408, 512), ("nn", 32768, 512, 1408),
+                        ("tn", 1408, 512, 32768), ("nt", 8192, 8192, 8192)]:
+    shape = {"m": m, "n": n, "k": k}
+    dims = [[shape[d] for d in x.strip("()").split(", ")] for x in MM_MAPS[layout]]
+    a, b = (f"tensor<{d[0]}x{d[1]}xbf16>" for d in dims)
+    c = f"tensor<{m}x{n}xf32>"
+    maps = ", ".join(f"affine_map<(m, n, k) -> {x}>" for x in MM_MAPS[layout] + ("(m, n)",))
+    mlir = (f"func.func @f(%a: {a}, %b: {b}) -> {c} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {c}\n"
+            f"  %z = linalg.fill ins(%zero : f32) outs(%e : {c}) -> {c}\n"
+            f"  %r = linalg.matmul indexing_maps = [{maps}] ins(%a, %b : {a}, {b}) outs(%z : {c}) -> {c}\n"
+            f"  return %r : {c}\n}}\n")
+    prepare(f"mm_{layout}_{m}x{n}x{k}", mlir, [f"bf16:{d[0]}:{d[1]}" for d in dims],
+            "gemm", 2 * m * n * k)
+
 # Fused Hadamard (16) + quantize of an activation, both orientations from one
 # read (the Fprop and the Wgrad operand), f32 as the step holds it.
 for rows, cols in [(32768, 1408), (32768, 2816)]:
@@ -64,6 +92,8 @@ for rows, cols in [(32768, 1408), (32768, 2816)]:
 # The pilot study's whole training step (forward, backward, AdamW) under
 # bf16 and fp4-all-dht16; inputs from the plan's argument list.
 for recipe in ["bf16", "fp4-all-dht16"]:
+    if not wanted(f"step-{recipe}"):
+        continue
     case = os.path.join(out, f"step-{recipe}")
     subprocess.run([tool, "compile", "--preset=pilot", f"--recipe={recipe}",
                     "--target=sm_90a", f"--out-dir={case}"], check=True,

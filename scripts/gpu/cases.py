@@ -23,7 +23,9 @@ Cases:
   and on bf16 tensor cores (PyTorch autocast's);
 - 40 training steps of the micro model on the GPU (the runtime's --train
   loop) against the CPU trainer's run with the same seed.
-Usage: cases.py OUT_DIR MXFP4_RUN
+Usage: [CASES=GROUP,...] cases.py OUT_DIR MXFP4_RUN
+GROUP is one of quantize, gemm, contraction, step, attention, train (all by
+default): a subset keeps a check under the device tool's 64 MiB carry.
 """
 import json
 import os
@@ -41,6 +43,15 @@ out, tool = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(90)
 T = harness.tensor_type
 manifest = []
+GROUPS = {"quantize", "gemm", "contraction", "step", "attention", "train"}
+groups = set(os.environ.get("CASES", ",".join(GROUPS)).split(","))
+if not groups <= GROUPS:
+    sys.exit(f"cases.py: unknown CASES group(s) {sorted(groups - GROUPS)}; "
+             f"known: {sorted(GROUPS)}")
+
+
+def wanted(group, cases):
+    return cases if group in groups else []
 
 
 def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
@@ -127,7 +138,7 @@ QUANTIZE_CASES = [
     (96, 128, (16, "deterministic", False), (16, "deterministic", False), "floor", "even", True),
     (1024, 512, (16, "deterministic", False), (16, "deterministic", False), "even", "even", False),
 ]
-for i, (rows, cols, rr, cr, rrule, crule, sr) in enumerate(QUANTIZE_CASES):
+for i, (rows, cols, rr, cr, rrule, crule, sr) in enumerate(wanted("quantize", QUANTIZE_CASES)):
     x = harness.mx_stress((rows, cols), 1, rng).astype(np.float32)
     add_case(f"quantize{i}", quantize_module(rows, cols, rr, cr, rrule, crule, sr),
              "q", [x, 12345, 7], 2, "exact")
@@ -161,7 +172,7 @@ GEMM_CASES = [
     (1024, 1408, 512, "f32", None),
     (256, 512, 4096, "f32", "f32"),  # a weight gradient: K split 8 ways
 ]
-for i, (m, n, k, result, acc) in enumerate(GEMM_CASES):
+for i, (m, n, k, result, acc) in enumerate(wanted("gemm", GEMM_CASES)):
     a = rng.standard_normal((m, k)).astype(np.float32)
     a[:, 3] *= 30  # an outlier channel
     inputs = [a, (0.05 * rng.standard_normal((n, k))).astype(np.float32)]
@@ -191,7 +202,7 @@ CONTRACTIONS = [
     (0, 33, 17, 40, "mk", "nk"),
     (0, 256, 128, 4096, "km", "kn"),  # a weight gradient: K split 8 ways
 ]
-for i, (batch, m, n, k, la, lb) in enumerate(CONTRACTIONS):
+for i, (batch, m, n, k, la, lb) in enumerate(wanted("contraction", CONTRACTIONS)):
     dims = {"m": m, "n": n, "k": k}
     lead = (batch,) if batch else ()
     a_shape = lead + tuple(dims[d] for d in la)
@@ -262,8 +273,9 @@ def step_cases(step, label, combos):
                      results, tolerance, recipe=recipe, gemm=gemm)
 
 
-step_cases(step, "", [("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"),
-                      ("fp4-all-dht16", "f32", "step"), ("fp4-all-dht16", "bf16", "bf16")])
+step_cases(step, "", wanted("step", [
+    ("bf16", "f32", "1e-5"), ("bf16", "bf16", "bf16"),
+    ("fp4-all-dht16", "f32", "step"), ("fp4-all-dht16", "bf16", "bf16")]))
 
 # --- Fused attention: the composites of a step whose heads the kernels
 # cover (seq 128, head dim 64, two query heads a KV head), called alone. ----
@@ -294,14 +306,15 @@ def composite_case(kind, inputs):
     add_case(kind.replace("_", "-"), mlir, "f", inputs, n, "2e-2")
 
 
-q = rng.standard_normal((4, 256, 64)).astype(np.float32)
-k, v = (rng.standard_normal((4, 128, 64)).astype(np.float32) for _ in range(2))
-composite_case("causal_attention", [q, k, v])
-o, lse = (np.load(f"{out}/causal-attention/cpu{i}.npy") for i in range(2))
-composite_case("causal_attention_backward",
-               [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)])
-# The step with fused attention, against the CPU's f32.
-step_cases(attn_step, "-attn", [("bf16", "bf16", "bf16")])
+if "attention" in groups:
+    q = rng.standard_normal((4, 256, 64)).astype(np.float32)
+    k, v = (rng.standard_normal((4, 128, 64)).astype(np.float32) for _ in range(2))
+    composite_case("causal_attention", [q, k, v])
+    o, lse = (np.load(f"{out}/causal-attention/cpu{i}.npy") for i in range(2))
+    composite_case("causal_attention_backward",
+                   [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)])
+    # The step with fused attention, against the CPU's f32.
+    step_cases(attn_step, "-attn", [("bf16", "bf16", "bf16")])
 os.remove(f"{out}/attn-step.mlir")
 
 # --- Training on the GPU: the CPU trainer's run (same seed, weights and
@@ -317,10 +330,9 @@ subprocess.run([sys.executable, os.path.join(os.path.dirname(micro), "make_corpu
 attn_train = dict(attn, name="attn-train", total_steps=40, warmup_steps=4)
 attn_train_config = os.path.join(out, "train-attn.json")
 json.dump(attn_train, open(attn_train_config, "w"))
-for recipe, gemm, config in [("bf16", "f32", train_config),
-                             ("fp4-all-dht16", "f32", train_config),
-                             ("fp4-all-dht16", "bf16", train_config),
-                             ("bf16", "bf16", attn_train_config)]:
+for recipe, gemm, config in wanted("train", [
+        ("bf16", "f32", train_config), ("fp4-all-dht16", "f32", train_config),
+        ("fp4-all-dht16", "bf16", train_config), ("bf16", "bf16", attn_train_config)]):
     label = "" if config == train_config else "-attn"
     case = os.path.join(out, f"train{label}-{recipe}-{gemm}")
     common = [f"--preset={config}", f"--recipe={recipe}", f"--data={corpus}",

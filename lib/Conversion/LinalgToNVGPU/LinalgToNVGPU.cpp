@@ -1,5 +1,4 @@
-//===- LinalgToNVGPU.cpp - linalg contractions on Hopper tensor cores
-//------===//
+//===- LinalgToNVGPU.cpp - linalg contractions on Hopper tensor cores ----===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -10,11 +9,14 @@
 // recipe's reach, attention's QK^T and PV, and their gradients) are
 // linalg.matmul / linalg.batch_matmul on f32 buffers, in any of the
 // transpositions their indexing maps allow. The generic lowering gives them
-// one work-item per output element; here each becomes a `gpu.launch` of
-// TensorCore.h's block GEMM: every K step loads 32 contiguous elements a
-// thread (along K or along the rows, whichever is contiguous in memory),
-// rounds them to bf16 (ties to even) into shared memory, and multiplies on
-// `mma.sync` with f32 accumulation: PyTorch's bf16 autocast numerics.
+// one work-item per output element; here each becomes a `gpu.launch` of a
+// 128 x 128 block GEMM on Hopper's warpgroup MMAs (WarpgroupMma.h): f32
+// operands are first rounded (ties to even) into bf16 copies, shared by the
+// GEMMs that read an unchanged buffer; every K step of 32 moves 8 bf16 a
+// thread per chunk into a two-stage shared-memory pipeline (K-major;
+// `stmatrix.trans` transposes operands whose rows are contiguous) while
+// `wgmma.mma_async` multiplies the other stage with f32 accumulation:
+// PyTorch's bf16 autocast numerics.
 //
 // Contractions this kernel does not cover (a non-unit innermost stride,
 // sizes that are not multiples of 32, other element types) are left to the
@@ -25,6 +27,7 @@
 #include "mxfp4/Conversion/Passes.h"
 
 #include "../MXFP4ToNVGPU/TensorCore.h"
+#include "../MXFP4ToNVGPU/WarpgroupMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -185,6 +188,18 @@ static Operation *lastWriter(Value buffer, Operation *op) {
   return last;
 }
 
+/// True if an op of the block between `from` and `to` may read `buffer`.
+static bool readBetween(Value buffer, Operation *from, Operation *to) {
+  for (Operation *user : buffer.getUsers()) {
+    Operation *at = to->getBlock()->findAncestorOpInBlock(*user);
+    if (!at || (from->isBeforeInBlock(at) && at->isBeforeInBlock(to) &&
+                (!isa<MemoryEffectOpInterface>(user) ||
+                 hasEffect<MemoryEffects::Read>(user, buffer))))
+      return true;
+  }
+  return false;
+}
+
 /// True if `op` fills its output with f32 +0.0.
 static bool isZeroFill(Operation *op) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op);
@@ -196,12 +211,18 @@ static bool isZeroFill(Operation *op) {
 /// True if `op`'s output `out` holds +0.0 when it runs: bufferization
 /// gives GEMMs one shared zero buffer and, right before each GEMM, a copy
 /// of it into the output (or, for the last, the buffer itself). Erases such
-/// a copy, and the fill once nothing else uses its buffer. The GEMM then
+/// a copy, and the fill once nothing else uses its buffer; a fill of the
+/// output itself goes too unless something reads it first. The GEMM then
 /// writes its output instead of adding to it: a read and a write of C less.
 static bool takeZeroInit(Operation *op, Value out) {
   Operation *writer = lastWriter(out, op);
-  if (isZeroFill(writer))
+  if (isZeroFill(writer)) {
+    // The GEMM writes every element of `out`: the fill is dead unless
+    // something reads the zeros first.
+    if (!readBetween(out, writer, op))
+      writer->erase();
     return true;
+  }
   auto copy = dyn_cast_or_null<memref::CopyOp>(writer);
   if (!copy || copy->getNextNode() != op || copy.getTarget() != out)
     return false;
@@ -323,14 +344,16 @@ private:
   /// The memref indices of (batch, row, k) of `l`.
   SmallVector<Value> indices(const OperandLayout &l, Value batch, Value row,
                              Value k);
-  /// Thread `tid`'s 32 contiguous elements of `l`'s tile at (row0, k0),
-  /// f32, zeros outside.
-  Value loadSegment(const OperandLayout &l, int64_t rows, Value batch,
-                    Value row0, Value k0, Value tid);
-  /// Rounds a segment to bf16 and stores it into the shared tile.
-  void storeSegment(Value segment, const SharedTile &tile, Value tid);
-  /// The (row, k) in the tile where thread `tid`'s segment starts.
-  std::pair<Value, Value> segmentOrigin(bool kContiguous, Value tid);
+  /// Where chunk `i` (0 or 1) of this thread lies in an operand's stage: the
+  /// (row, k) of its first element in the tile; 8 elements along K if the
+  /// operand is K-contiguous, else along the rows.
+  std::pair<Value, Value> chunkOrigin(bool kContiguous, int64_t i);
+  /// This thread's two chunks of `l`'s stage at (row0, k0), zeros outside.
+  SmallVector<Value> loadChunks(const OperandLayout &l, int64_t rows,
+                                Value batch, Value row0, Value k0);
+  /// Stores chunks from `loadChunks` into `stage` of `tile`.
+  void storeChunks(ArrayRef<Value> chunks, bool kContiguous,
+                   const CoreMatrixTile &tile, Value stage);
 
   OpBuilder &b;
   Location loc;
@@ -350,54 +373,72 @@ SmallVector<Value> GemmEmitter::indices(const OperandLayout &l, Value batch,
   return idx;
 }
 
-std::pair<Value, Value> GemmEmitter::segmentOrigin(bool kContiguous,
-                                                   Value tid) {
-  // K contiguous: row t / 2, K 32 (t % 2); else K row t / 4, rows 32 (t % 4).
+std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
+  // A warp's chunk is 8 rows x 32 K (K-contiguous: a quarter-warp writes
+  // one core matrix) or 8 K x 32 rows (one stmatrix.trans); the 16 chunks
+  // of a 128 x 32 stage go two to a warp.
+  Value tid = kb.threadId();
+  Value lane = kb.rem(tid, 32);
+  Value chunk = kb.add(kb.mul(kb.div(tid, 32), 2), i);
   if (kContiguous)
-    return {kb.div(tid, 2), kb.mul(kb.rem(tid, 2), 32)};
-  return {kb.mul(kb.rem(tid, 4), 32), kb.div(tid, 4)};
+    return {kb.add(kb.mul(chunk, 8), kb.rem(lane, 8)),
+            kb.mul(kb.div(lane, 8), 8)};
+  return {kb.add(kb.mul(kb.div(chunk, 4), 32), kb.mul(kb.rem(lane, 4), 8)),
+          kb.add(kb.mul(kb.rem(chunk, 4), 8), kb.div(lane, 4))};
 }
 
-Value GemmEmitter::loadSegment(const OperandLayout &l, int64_t rows,
-                               Value batch, Value row0, Value k0, Value tid) {
-  auto [row, k] = segmentOrigin(l.kContiguous(), tid);
-  row = kb.add(row0, row);
-  k = kb.add(k0, k);
-  Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
-  Value zero = kb.idx(0);
-  SmallVector<Value> at =
-      indices(l, batch, kb.select(valid, row, zero), kb.select(valid, k, zero));
-  Type element = cast<MemRefType>(l.memref.getType()).getElementType();
-  auto vecType = VectorType::get({32}, element);
-  Value v = vector::LoadOp::create(b, loc, vecType, l.memref, at,
-                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
+SmallVector<Value> GemmEmitter::loadChunks(const OperandLayout &l, int64_t rows,
+                                           Value batch, Value row0, Value k0) {
+  auto vecType = VectorType::get({8}, b.getBF16Type());
   Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
-  return kb.select(valid, v, zeros);
+  SmallVector<Value> chunks;
+  for (int64_t i = 0; i < 2; ++i) {
+    auto [row, k] = chunkOrigin(l.kContiguous(), i);
+    row = kb.add(row0, row);
+    k = kb.add(k0, k);
+    Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
+    Value zero = kb.idx(0);
+    SmallVector<Value> at = indices(l, batch, kb.select(valid, row, zero),
+                                    kb.select(valid, k, zero));
+    Value v =
+        vector::LoadOp::create(b, loc, vecType, l.memref, at,
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+    chunks.push_back(kb.select(valid, v, zeros));
+  }
+  return chunks;
 }
 
-void GemmEmitter::storeSegment(Value segment, const SharedTile &tile,
-                               Value tid) {
-  auto [row, k] = segmentOrigin(tile.kContiguous, tid);
-  auto bf16Type = VectorType::get({32}, b.getBF16Type());
-  if (!cast<VectorType>(segment.getType()).getElementType().isBF16())
-    segment = arith::TruncFOp::create(b, loc, bf16Type, segment);
-  Value offset = tile.offset(kb, row, k);
-  for (int64_t q = 0; q < 4; ++q) {
-    SmallVector<int64_t> lanes;
-    for (int64_t i = 0; i < 8; ++i)
-      lanes.push_back(8 * q + i);
-    Value chunk = vector::ShuffleOp::create(b, loc, segment, segment, lanes);
-    vector::StoreOp::create(b, loc, chunk, tile.memref,
-                            ValueRange{kb.add(offset, 8 * q)},
-                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+void GemmEmitter::storeChunks(ArrayRef<Value> chunks, bool kContiguous,
+                              const CoreMatrixTile &tile, Value stage) {
+  for (auto [i, chunk] : llvm::enumerate(chunks)) {
+    auto [row, k] = chunkOrigin(kContiguous, i);
+    if (kContiguous) {
+      storeRowChunk(kb, tile, stage, row, k, chunk);
+      continue;
+    }
+    // The warp's block starts at the rows of lane 0 and the K of lane 0.
+    Value rowBase = kb.mul(kb.div(row, 32), 32);
+    Value kBase = kb.mul(kb.div(k, 8), 8);
+    storeTransposedBlock(kb, tile, stage, rowBase, kBase, chunk);
   }
+}
+
+/// True if every pair of adjacent columns of `memref` starts 8-byte aligned.
+static bool pairsAligned(Value memref) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(cast<MemRefType>(memref.getType())
+                 .getStridesAndOffset(strides, offset)))
+    return false;
+  return offset % 2 == 0 && llvm::all_of(ArrayRef(strides).drop_back(),
+                                         [](int64_t s) { return s % 2 == 0; });
 }
 
 void GemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTile - 1) / kTile,
           tilesN = (c.n + kTile - 1) / kTile;
-  int64_t steps = (c.k + kStepK - 1) / kStepK;
+  int64_t steps = (c.k + kWgStepK - 1) / kWgStepK;
   // Split K when the tiles cannot fill the device: each split sums a range
   // of K steps into a slice of a workspace, and a second launch adds the
   // slices to the output in split order.
@@ -407,21 +448,21 @@ void GemmEmitter::emit() {
     workspace = memref::AllocOp::create(
         b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
   Value one = kb.idx(1);
+  Type bf16 = b.getBF16Type();
   auto launch = gpu::LaunchOp::create(
       b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
       kb.idx(kBlockThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange(),
-      TypeRange{workgroupBuffer(ctx, SharedTile::elements(c.a.kContiguous()),
-                                b.getBF16Type()),
-                workgroupBuffer(ctx, SharedTile::elements(c.b.kContiguous()),
-                                b.getBF16Type())});
+      TypeRange{
+          workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16),
+          workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16)});
   OpBuilder::InsertionGuard guard(b);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
-  SharedTile aTile{launch.getWorkgroupAttributions()[0], c.a.kContiguous()};
-  SharedTile bTile{launch.getWorkgroupAttributions()[1], c.b.kContiguous()};
+  CoreMatrixTile aTile{launch.getWorkgroupAttributions()[0], kTile};
+  CoreMatrixTile bTile{launch.getWorkgroupAttributions()[1], kTile};
 
   Value tid = launch.getThreadIds().x;
   Value batch = launch.getBlockIds().y;
@@ -430,37 +471,48 @@ void GemmEmitter::emit() {
   Value lastStep = kb.min(kb.add(firstStep, stepsPerSplit), kb.idx(steps));
   Value m0 = kb.mul(kb.div(launch.getBlockIds().x, tilesN), kTile);
   Value n0 = kb.mul(kb.rem(launch.getBlockIds().x, tilesN), kTile);
-  Value warp = kb.div(tid, 32);
-  Value wm = kb.div(warp, kWarpsN), wn = kb.rem(warp, kWarpsN);
+  // Two warpgroups, each 64 rows of C by all 128 columns.
+  Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
-  auto load = [&](Value k0) {
-    return SmallVector<Value>{loadSegment(c.a, c.m, batch, m0, k0, tid),
-                              loadSegment(c.b, c.n, batch, n0, k0, tid)};
+  auto load = [&](Value step) {
+    Value k0 = kb.mul(step, kWgStepK);
+    SmallVector<Value> chunks = loadChunks(c.a, c.m, batch, m0, k0);
+    chunks.append(loadChunks(c.b, c.n, batch, n0, k0));
+    return chunks;
   };
-  auto accType = VectorType::get({4}, b.getF32Type());
-  SmallVector<Value> inits(
-      kAccumulators, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
-  inits.append(load(kb.mul(firstStep, kStepK)));
+  auto store = [&](ArrayRef<Value> chunks, Value stage) {
+    storeChunks(chunks.take_front(2), c.a.kContiguous(), aTile, stage);
+    storeChunks(chunks.drop_front(2), c.b.kContiguous(), bTile, stage);
+    fenceSharedForMma(kb);
+  };
+  // Two stages: the MMAs of one run while the threads store the next, whose
+  // global loads were issued a step earlier.
+  store(load(firstStep), kb.idx(0));
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
+  inits.append(load(kb.add(firstStep, 1)));
   auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one, inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
+    Value s = loop.getInductionVar();
     auto carried = loop.getRegionIterArgs();
-    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
-    storeSegment(carried[kAccumulators], aTile, tid);
-    storeSegment(carried[kAccumulators + 1], bTile, tid);
+    Value stage = kb.rem(arith::SubIOp::create(b, loc, s, firstStep), 2);
+    Value acc = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0), kTile,
+                                   stage, carried[0]);
+    // The last step stores past the end into the idle stage: harmless.
+    store(SmallVector<Value>(carried.drop_front()),
+          arith::SubIOp::create(b, loc, one, stage));
+    SmallVector<Value> results = {acc};
+    results.append(load(kb.add(s, 2)));
+    waitWarpgroupMmas(kb);
     gpu::BarrierOp::create(b, loc);
-    // The next step's loads fly while the tensor cores work.
-    SmallVector<Value> next =
-        load(kb.mul(kb.add(loop.getInductionVar(), 1), kStepK));
-    SmallVector<Value> acc(carried.take_front(kAccumulators));
-    mmaStep(kb, aTile, bTile, wm, wn, acc);
-    acc.append(next);
-    scf::YieldOp::create(b, loc, acc);
+    scf::YieldOp::create(b, loc, results);
   }
-  SmallVector<Value> acc(loop.getResults().take_front(kAccumulators));
-  forEachAccumulatorPair(
-      kb, acc, kb.add(m0, kb.mul(wm, kWarpM)), kb.add(n0, kb.mul(wn, kWarpN)),
+  Value acc = loop.getResult(0);
+  llvm::MaybeAlign pairAlign(pairsAligned(c.c.memref) ? 8 : 4);
+  forEachWarpgroupAccumulatorPair(
+      kb, acc, kTile, kb.add(m0, wgRow), n0,
       [&](Value row, Value col, Value pair) {
         Value valid = kb.andI(kb.lt(row, c.m), kb.lt(col, c.n));
         auto guard = scf::IfOp::create(b, loc, valid, false);
@@ -468,17 +520,20 @@ void GemmEmitter::emit() {
         b.setInsertionPointToStart(guard.thenBlock());
         if (workspace) {
           vector::StoreOp::create(b, loc, pair, workspace,
-                                  ValueRange{split, batch, row, col});
+                                  ValueRange{split, batch, row, col},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(8));
           return;
         }
         SmallVector<Value> at = indices(c.c, batch, row, col);
         auto pairType = VectorType::get({2}, b.getF32Type());
         if (!c.overwrite) {
           Value prior =
-              vector::LoadOp::create(b, loc, pairType, c.c.memref, at);
+              vector::LoadOp::create(b, loc, pairType, c.c.memref, at,
+                                     /*nontemporal=*/false, pairAlign);
           pair = arith::AddFOp::create(b, loc, prior, pair);
         }
-        vector::StoreOp::create(b, loc, pair, c.c.memref, at);
+        vector::StoreOp::create(b, loc, pair, c.c.memref, at,
+                                /*nontemporal=*/false, pairAlign);
       });
   if (workspace)
     addSplits(launch, workspace, splits);

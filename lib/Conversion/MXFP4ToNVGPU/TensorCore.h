@@ -5,8 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The tensor-core core that the sm_90a GEMM kernels share (the MXFP4 GEMM
-// and the bf16 GEMM of linalg contractions): a 256-thread block computes a
+// The mma.sync tensor-core core of the sm_90a MXFP4 GEMM (fused attention
+// uses its fragments; linalg contractions use WarpgroupMma.h): a 256-thread
+// block computes a
 // 128 x 128 tile of C from bf16 operand tiles in shared memory, K steps of
 // 64, 8 warps in a 2 x 4 grid of 64 x 32 warp tiles, `ldmatrix` (transposed
 // for operands whose rows are contiguous) and `mma.sync.m16n8k16` into f32

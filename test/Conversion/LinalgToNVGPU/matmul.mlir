@@ -13,12 +13,17 @@
 // CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
-// CHECK-SAME: workgroup(%[[A:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<9216xbf16, #gpu.address_space<workgroup>>)
-// CHECK: vector.load %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<32xbf16>
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<8704xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<8704xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: scf.for
-// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<9216xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>
-// CHECK: nvvm.mma.sync
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.barrier
 // CHECK: scf.yield
 // CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
 // CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
@@ -31,14 +36,14 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 
 // -----
 
-// Attention's P V (batched, V's rows contiguous): the B tile is stored
-// [k][n] and read with ldmatrix.trans.
+// Attention's P V (batched, V's rows contiguous): stmatrix.trans stores the
+// B tile K-major.
 // CHECK-LABEL: func.func @pv
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>)
-// CHECK: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-SAME: workgroup(%{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>)
+// CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
   linalg.batch_matmul ins(%p, %v : memref<16x512x512xf32>, memref<16x512x64xf32>) outs(%o : memref<16x512x64xf32>)
   return
@@ -61,11 +66,11 @@ func.func @odd(%a: memref<64x64xf32>, %b: memref<64x17xf32>, %c: memref<64x17xf3
 // device, so K is split; the splits' partial sums go to a workspace and a
 // second launch adds them to the output in order.
 // CHECK-LABEL: func.func @wgrad
-// CHECK: %[[WS:.*]] = memref.alloc() : memref<16x1x256x256xf32>
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[SPLIT:.*]]) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c16)
-// CHECK: vector.store %{{.*}}, %[[WS]][%[[SPLIT]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<16x1x256x256xf32>, vector<2xf32>
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<32x1x256x256xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[SPLIT:[^)]*]]) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c32)
+// CHECK: vector.store %{{.*}}, %[[WS]][%[[SPLIT]], %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x1x256x256xf32>, vector<2xf32>
 // CHECK: gpu.launch
-// CHECK-COUNT-16: vector.load %[[WS]]
+// CHECK-COUNT-32: vector.load %[[WS]]
 // CHECK: vector.store %{{.*}}, %{{.*}} : memref<256x256xf32>, vector<2xf32>
 func.func @wgrad(%dy: memref<8192x256xf32>, %x: memref<8192x256xf32>, %dw: memref<256x256xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
@@ -123,10 +128,10 @@ func.func @real_init(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %init: me
 
 // -----
 
-// The shared zero buffer's last GEMM writes into it in place: the fill
-// stays (it is the buffer's value) but the GEMM does not read it.
+// A GEMM writing a freshly zeroed buffer (the shared zero buffer's last
+// GEMM) overwrites it: the fill is dead.
 // CHECK-LABEL: func.func @in_place
-// CHECK: linalg.fill
+// CHECK-NOT: linalg.fill
 // CHECK: gpu.launch
 // CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
 // CHECK: vector.store %{{.*}}, %{{.*}} : memref<512x512xf32>, vector<2xf32>
@@ -159,4 +164,23 @@ func.func @shared_copy(%x: memref<512x256xf32>, %wq: memref<256x256xbf16>, %wk: 
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%x, %wk : memref<512x256xf32>, memref<256x256xbf16>) outs(%k2 : memref<512x256xf32>)
   return
+}
+
+// -----
+
+// The zeros are read before the GEMM: the fill stays.
+// CHECK-LABEL: func.func @zeros_read
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<512x512xf32>, vector<2xf32>
+func.func @zeros_read(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %snapshot: memref<512x512xf32>) -> memref<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<512x512xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<512x512xf32>)
+  memref.copy %y, %snapshot : memref<512x512xf32> to memref<512x512xf32>
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
+  return %y : memref<512x512xf32>
 }

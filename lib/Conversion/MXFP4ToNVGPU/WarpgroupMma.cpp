@@ -1,0 +1,171 @@
+//===- WarpgroupMma.cpp - Hopper warpgroup MMAs (wgmma) -------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Layouts (PTX ISA): the matrix descriptor holds the start address, the
+// leading and the stride byte offsets, each (x & 0x3FFFF) >> 4, at bits 0,
+// 16 and 32; swizzle mode 0 (bits 62-63) is the no-swizzle layout. The
+// accumulator of an m64nNk16 MMA is, for warp w of the warpgroup, the
+// m16n8 C fragments of rows 16w .. 16w + 15, one per 8 columns: registers
+// 4i + {0, 1} hold row 16w + lane / 4, columns 8i + 2 (lane % 4) + {0, 1};
+// registers 4i + {2, 3} the same columns of the row 8 below. `stmatrix`
+// takes the m8n8 fragments `ldmatrix` gives (lane l: row l / 4, columns
+// 2 (l % 4) + {0, 1}); with `.trans` it stores column j of matrix q as the
+// 16-byte row whose address lane 8q + j gives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WarpgroupMma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp4;
+using namespace mlir::mxfp4::sm90;
+
+/// The byte address in shared memory of element `element` of `memref`.
+static Value sharedAddress(KernelBuilder &kb, Value memref, Value element) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      kb.builder(), kb.location(), memref);
+  return kb.add(base, kb.mul(element, 2));
+}
+
+static Value sharedPointer(KernelBuilder &kb, Value address) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value i32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i32);
+}
+
+Value CoreMatrixTile::offset(KernelBuilder &kb, Value stage, Value row,
+                             Value k) const {
+  Value group = kb.mul(kb.div(row, 8), kGroupBytes / 2);
+  Value inGroup = kb.add(kb.mul(kb.div(k, 8), 64), kb.mul(kb.rem(row, 8), 8));
+  return kb.add(kb.mul(stage, stageElements()), kb.add(group, inGroup));
+}
+
+Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
+                                 int64_t k) const {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value address = sharedAddress(kb, memref, offset(kb, stage, row, kb.idx(k)));
+  Value a64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  auto constant = [&](uint64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  };
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
+      constant(4));
+  uint64_t leading = 128 >> 4, stride = kGroupBytes >> 4;
+  return arith::OrIOp::create(b, loc, start,
+                              constant((leading << 16) | (stride << 32)));
+}
+
+void sm90::storeRowChunk(KernelBuilder &kb, const CoreMatrixTile &tile,
+                         Value stage, Value row, Value k, Value chunk) {
+  vector::StoreOp::create(kb.builder(), kb.location(), chunk, tile.memref,
+                          ValueRange{tile.offset(kb, stage, row, k)},
+                          /*nontemporal=*/false, llvm::MaybeAlign(16));
+}
+
+void sm90::storeTransposedBlock(KernelBuilder &kb, const CoreMatrixTile &tile,
+                                Value stage, Value row0, Value k0,
+                                Value chunk) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  // Register q of lane l: rows row0 + 8 (l % 4) + 2q + {0, 1} at K
+  // k0 + l / 4, i.e. columns 2 (l % 4) + {0, 1} of matrix q's row l / 4.
+  // Column j of matrix q is then row row0 + 8 (j / 2) + 2q + j % 2.
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({4}, b.getI32Type()), chunk);
+  SmallVector<Value> regs;
+  for (int64_t q = 0; q < 4; ++q)
+    regs.push_back(vector::ExtractOp::create(b, loc, words, q));
+  Value lane = kb.rem(kb.threadId(), 32);
+  Value q = kb.div(lane, 8), j = kb.rem(lane, 8);
+  Value row = kb.add(row0, kb.add(kb.add(kb.mul(kb.div(j, 2), 8), kb.mul(q, 2)),
+                                  kb.rem(j, 2)));
+  Value address =
+      sharedAddress(kb, tile.memref, tile.offset(kb, stage, row, k0));
+  NVVM::StMatrixOp::create(
+      b, loc, sharedPointer(kb, address), regs,
+      NVVM::MMALayoutAttr::get(b.getContext(), NVVM::MMALayout::col),
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltTypeAttr::get(b.getContext(),
+                                       NVVM::LdStMatrixEltType::B16));
+}
+
+static LLVM::LLVMStructType accumulatorType(MLIRContext *ctx, int64_t n) {
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(n / 2, Float32Type::get(ctx)));
+}
+
+Value sm90::zeroAccumulators(KernelBuilder &kb, int64_t n) {
+  OpBuilder &b = kb.builder();
+  return LLVM::ZeroOp::create(b, kb.location(),
+                              accumulatorType(b.getContext(), n));
+}
+
+Value sm90::issueWarpgroupMmas(KernelBuilder &kb, const CoreMatrixTile &a,
+                               Value aRow, const CoreMatrixTile &b, Value bRow,
+                               int64_t n, Value stage, Value acc) {
+  OpBuilder &ob = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = ob.getContext();
+  NVVM::WgmmaFenceAlignedOp::create(ob, loc);
+  for (int64_t k = 0; k < kWgStepK; k += 16)
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        ob, loc, accumulatorType(ctx, n), acc, a.descriptor(kb, stage, aRow, k),
+        b.descriptor(kb, stage, bRow, k),
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16), NVVM::WGMMATypes::bf16,
+        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
+        /*satfinite=*/nullptr);
+  NVVM::WgmmaGroupSyncAlignedOp::create(ob, loc);
+  return acc;
+}
+
+void sm90::waitWarpgroupMmas(KernelBuilder &kb) {
+  OpBuilder &b = kb.builder();
+  NVVM::WgmmaWaitGroupSyncOp::create(b, kb.location(), b.getI64IntegerAttr(0));
+}
+
+void sm90::fenceSharedForMma(KernelBuilder &kb) {
+  OpBuilder &b = kb.builder();
+  NVVM::FenceProxyOp::create(
+      b, kb.location(),
+      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+void sm90::forEachWarpgroupAccumulatorPair(
+    KernelBuilder &kb, Value acc, int64_t n, Value rowBase, Value colBase,
+    function_ref<void(Value row, Value col, Value pair)> body) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value t = kb.rem(kb.threadId(), 128);
+  Value lane = kb.rem(t, 32);
+  Value row0 =
+      kb.add(rowBase, kb.add(kb.mul(kb.div(t, 32), 16), kb.div(lane, 4)));
+  Value col0 = kb.add(colBase, kb.mul(kb.rem(lane, 4), 2));
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t i = 0; i < n / 8; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      int64_t e = 4 * i + 2 * half;
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{LLVM::ExtractValueOp::create(b, loc, acc, e),
+                     LLVM::ExtractValueOp::create(b, loc, acc, e + 1)});
+      body(kb.add(row0, half * 8), kb.add(col0, i * 8), pair);
+    }
+}

@@ -1,0 +1,96 @@
+//===- WarpgroupMma.h - Hopper warpgroup MMAs (wgmma) -----------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Hopper's asynchronous warpgroup MMA: four warps (a warpgroup) multiply
+// bf16 operand tiles that `wgmma.mma_async` reads from shared memory itself,
+// through 64-bit matrix descriptors, into f32 accumulators held in the
+// warpgroup's registers. Unlike `mma.sync`, the operands never pass through
+// registers (no `ldmatrix`), and the MMAs run while the threads load and
+// store the next K step.
+//
+// Operand tiles are K-major in wgmma's no-swizzle ("interleave") layout:
+// 8 x 8 core matrices, each 8 rows of 16 bytes stored contiguously (PTX
+// ISA, "Shared Memory Matrix Layout"). A descriptor's leading byte offset
+// is the distance of core matrices adjacent in K, its stride byte offset
+// that of 8-row groups. Operands whose rows are contiguous in global memory
+// are transposed on their way in by `stmatrix.trans`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
+#define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
+
+#include "../MXFP4ToGPUCommon/KernelBuilder.h"
+
+namespace mlir::mxfp4::sm90 {
+
+using kernels::KernelBuilder;
+
+/// The K extent of one pipeline stage of an operand tile.
+constexpr int64_t kWgStepK = 32;
+
+/// A K-major bf16 operand tile of `rows` x kWgStepK in shared memory, in
+/// `stages` copies (a pipeline's buffers) one after another. The K step's
+/// four core matrices of an 8-row group are adjacent (128 bytes apart);
+/// 8-row groups are kGroupBytes apart: 32 bytes of padding put the rows
+/// that one `stmatrix` (or one quarter-warp's 16-byte stores) writes in
+/// distinct banks.
+struct CoreMatrixTile {
+  static constexpr int64_t kGroupBytes = (kWgStepK / 8) * 128 + 32;
+
+  Value memref; // 1-D bf16 in workgroup memory
+  int64_t rows;
+
+  int64_t stageElements() const { return rows / 8 * kGroupBytes / 2; }
+  static int64_t elements(int64_t rows, int64_t stages) {
+    return stages * (rows / 8 * kGroupBytes / 2);
+  }
+  /// The element offset of (row, k) in stage `stage`; `k` a multiple of 8.
+  Value offset(KernelBuilder &kb, Value stage, Value row, Value k) const;
+  /// The wgmma descriptor of the rows from `row` (a multiple of 8) at K
+  /// offset `k` (a multiple of 16) of stage `stage`.
+  Value descriptor(KernelBuilder &kb, Value stage, Value row, int64_t k) const;
+};
+
+/// Stores 8 bf16 of row `row`, K `k` .. k + 7 (vector<8xbf16>), to `tile`.
+void storeRowChunk(KernelBuilder &kb, const CoreMatrixTile &tile, Value stage,
+                   Value row, Value k, Value chunk);
+
+/// The warp's transposed store of a 8 (K) x 32 (rows) block: lane l holds
+/// `chunk`, the 8 rows from row0 + 8 * (l % 4) at K k0 + l / 4
+/// (vector<8xbf16>); `stmatrix.trans` writes them as 32 K-major rows of 8.
+void storeTransposedBlock(KernelBuilder &kb, const CoreMatrixTile &tile,
+                          Value stage, Value row0, Value k0, Value chunk);
+
+/// The accumulators of a warpgroup's m64nN tile: an LLVM struct of N / 2
+/// f32, zeros.
+Value zeroAccumulators(KernelBuilder &kb, int64_t n);
+
+/// acc += A * B over the stage's K: `a` the 64 rows from `aRow`, `b` the
+/// `n` rows from `bRow`. Fences, issues and commits the MMAs; they complete
+/// at `waitWarpgroupMmas`.
+Value issueWarpgroupMmas(KernelBuilder &kb, const CoreMatrixTile &a, Value aRow,
+                         const CoreMatrixTile &b, Value bRow, int64_t n,
+                         Value stage, Value acc);
+
+/// Waits until every committed MMA of this warpgroup has completed.
+void waitWarpgroupMmas(KernelBuilder &kb);
+
+/// Makes this thread's stores to shared memory visible to later wgmmas (the
+/// async proxy); a barrier must follow.
+void fenceSharedForMma(KernelBuilder &kb);
+
+/// Calls `body(row, col, pair)` for each pair of adjacent accumulators of
+/// the m64nN tile `acc` (columns col, col + 1 of row `row`, vector<2xf32>)
+/// of this thread's warpgroup, whose tile starts at (rowBase, colBase).
+void forEachWarpgroupAccumulatorPair(
+    KernelBuilder &kb, Value acc, int64_t n, Value rowBase, Value colBase,
+    function_ref<void(Value row, Value col, Value pair)> body);
+
+} // namespace mlir::mxfp4::sm90
+
+#endif // MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
