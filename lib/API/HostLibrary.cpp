@@ -12,6 +12,7 @@
 #include "mxfp4/API/HostABI.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
@@ -165,28 +166,27 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
   };
 
   llvm::DenseMap<int64_t, llvm::Value *> values;
-  // Each value's root: an argument's index, or -1 for a buffer of the call.
-  llvm::DenseMap<int64_t, int64_t> roots;
-  for (auto [i, arg] : llvm::enumerate(function.arguments)) {
+  // The buffers the call allocated and their views; the others are the
+  // caller's arguments.
+  llvm::DenseSet<int64_t> owned;
+  for (auto [i, arg] : llvm::enumerate(function.arguments))
     values[arg.id] = b.CreateLoad(i64, b.CreateConstGEP1_64(i64, args, i));
-    roots[arg.id] = i;
-  }
   for (const HostStep &step : function.steps) {
     switch (step.kind) {
     case HostStep::Kind::Alloc:
       check(b.CreateCall(allocType, callbacks[Alloc],
                          {ctx, b.getInt64(step.bytes), buffer}));
       values[step.id] = b.CreateLoad(i64, buffer);
-      roots[step.id] = -1;
+      owned.insert(step.id);
       break;
     case HostStep::Kind::Free:
-      // Arguments belong to the caller.
-      if (roots.lookup(step.id) < 0)
+      if (owned.contains(step.id))
         check(b.CreateCall(freeType, callbacks[Free], {ctx, values[step.id]}));
       break;
     case HostStep::Kind::View:
       values[step.id] = values[step.source];
-      roots[step.id] = roots.lookup(step.source);
+      if (owned.contains(step.source))
+        owned.insert(step.id);
       break;
     case HostStep::Kind::Const:
       values[step.id] = b.getInt64(step.bits);
@@ -198,7 +198,7 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
       check(b.CreateCall(uploadType, callbacks[Upload],
                          {ctx, data, b.getInt64(step.bytes), buffer}));
       values[step.id] = b.CreateLoad(i64, buffer);
-      roots[step.id] = -1;
+      owned.insert(step.id);
       break;
     }
     case HostStep::Kind::Launch: {

@@ -8,6 +8,7 @@
 #include "host_library.h"
 
 #include <dlfcn.h>
+#include <exception>
 #include <stdexcept>
 
 HostLibrary::HostLibrary(const std::string &path) : path(path) {
@@ -69,4 +70,63 @@ std::vector<std::string> HostLibrary::kernelNames() const {
 
 mxfp4_host_function *HostLibrary::function(const std::string &name) const {
   return reinterpret_cast<mxfp4_host_function *>(symbol("mxfp4_fn_" + name));
+}
+
+namespace {
+
+/// A call's runner and the exception that stopped it, if one did.
+struct Call {
+  HostCalls &calls;
+  std::exception_ptr failure;
+};
+
+/// A callback's work. Exceptions cannot cross the library's frames: a
+/// failure is status 1, and the exception waits in the call.
+template <typename Work> int32_t guard(void *ctx, Work work) {
+  auto &call = *static_cast<Call *>(ctx);
+  try {
+    work(call.calls);
+    return 0;
+  } catch (...) {
+    call.failure = std::current_exception();
+    return 1;
+  }
+}
+
+const mxfp4_host_api callbacks = {
+    /*alloc=*/
+    [](void *ctx, uint64_t bytes, uint64_t *buffer) {
+      return guard(ctx, [&](HostCalls &c) { *buffer = c.alloc(bytes); });
+    },
+    /*free=*/
+    [](void *ctx, uint64_t buffer) {
+      return guard(ctx, [&](HostCalls &c) { c.free(buffer); });
+    },
+    /*upload=*/
+    [](void *ctx, const void *data, uint64_t bytes, uint64_t *buffer) {
+      return guard(ctx, [&](HostCalls &c) { *buffer = c.upload(data, bytes); });
+    },
+    /*launch=*/
+    [](void *ctx, uint32_t kernel, uint32_t gridX, uint32_t gridY,
+       uint32_t gridZ, uint32_t blockX, uint32_t blockY, uint32_t blockZ,
+       uint32_t sharedBytes, const uint64_t *params, uint32_t numParams) {
+      return guard(ctx, [&](HostCalls &c) {
+        unsigned grid[3] = {gridX, gridY, gridZ};
+        unsigned block[3] = {blockX, blockY, blockZ};
+        c.launch(kernel, grid, block, sharedBytes, params, numParams);
+      });
+    },
+};
+
+} // namespace
+
+void callHostFunction(mxfp4_host_function *function, HostCalls &calls,
+                      const uint64_t *args, uint64_t *results) {
+  Call call{calls, nullptr};
+  int32_t status = function(&callbacks, &call, args, results);
+  if (call.failure)
+    std::rethrow_exception(call.failure);
+  if (status != 0)
+    throw std::runtime_error("the host function failed with status " +
+                             std::to_string(status));
 }

@@ -16,6 +16,7 @@
 
 #include "mxfp4/API/HostABI.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,23 @@ private:
   std::string path;
   void *handle = nullptr;
 };
+
+/// The device operations a host function asks of its runner (the callbacks
+/// of HostABI.h). Failures are exceptions.
+class HostCalls {
+public:
+  virtual ~HostCalls() = default;
+  virtual uint64_t alloc(uint64_t bytes) = 0;
+  virtual void free(uint64_t buffer) = 0;
+  virtual uint64_t upload(const void *data, uint64_t bytes) = 0;
+  virtual void launch(uint32_t kernel, const unsigned grid[3],
+                      const unsigned block[3], unsigned sharedBytes,
+                      const uint64_t *params, uint32_t numParams) = 0;
+};
+
+/// Calls `function` with `calls` for its device operations. An exception
+/// from a callback stops the function and is rethrown here.
+void callHostFunction(mxfp4_host_function *function, HostCalls &calls,
+                      const uint64_t *args, uint64_t *results);
 
 #endif // MXFP4_RUNTIME_CUDA_HOST_LIBRARY_H

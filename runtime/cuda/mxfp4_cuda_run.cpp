@@ -538,10 +538,10 @@ struct LaunchEvents {
 /// profiled. The driver gets one pointer per parameter and copies as many
 /// bytes as the kernel declares (index scalars are 32-bit in the kernels:
 /// the low half of the little-endian 64-bit value).
-void launch(Driver &cu, LaunchEvents *profile, void *kernel,
-            const std::string &name, const unsigned grid[3],
-            const unsigned block[3], unsigned sharedBytes,
-            const uint64_t *values, size_t count) {
+void launchKernel(Driver &cu, LaunchEvents *profile, void *kernel,
+                  const std::string &name, const unsigned grid[3],
+                  const unsigned block[3], unsigned sharedBytes,
+                  const uint64_t *values, size_t count) {
   std::vector<void *> params(count);
   for (size_t i = 0; i < count; ++i)
     params[i] = const_cast<uint64_t *>(values + i);
@@ -607,8 +607,8 @@ std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
       std::vector<uint64_t> values;
       for (auto [isBuffer, id] : r.args)
         values.push_back(isBuffer ? buffers.at(id) : arguments.scalars.at(id));
-      launch(cu, profile, r.kernel, r.name, r.grid, r.block, 0, values.data(),
-             values.size());
+      launchKernel(cu, profile, r.kernel, r.name, r.grid, r.block, 0,
+                   values.data(), values.size());
       break;
     }
     case Record::Result:
@@ -621,67 +621,50 @@ std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
   return results;
 }
 
-/// What the host library's callbacks reach: the run and one call's state.
-struct LibraryCall {
+/// The host library's device operations, as `interpret` makes them for the
+/// records.
+class LibraryCalls : public HostCalls {
+public:
+  LibraryCalls(Driver &cu, Memory &memory, const Program &program,
+               std::set<CUdeviceptr> &live, LaunchEvents *profile)
+      : cu(cu), memory(memory), program(program), live(live), profile(profile) {
+  }
+
+  uint64_t alloc(uint64_t bytes) override {
+    CUdeviceptr p = memory.take(bytes);
+    live.insert(p);
+    return p;
+  }
+
+  void free(uint64_t buffer) override {
+    if (!live.erase(buffer))
+      fail("the host library frees a buffer the call did not allocate");
+    memory.give(buffer);
+  }
+
+  uint64_t upload(const void *data, uint64_t bytes) override {
+    uint64_t p = alloc(bytes);
+    cu.check(cu.memcpyHtoD(p, data, bytes), "cuMemcpyHtoD");
+    return p;
+  }
+
+  void launch(uint32_t kernel, const unsigned grid[3], const unsigned block[3],
+              unsigned sharedBytes, const uint64_t *params,
+              uint32_t numParams) override {
+    if (kernel >= program.kernels.size())
+      fail("the host library launches kernel #" + std::to_string(kernel) +
+           " of " + std::to_string(program.kernels.size()));
+    launchKernel(cu, profile, program.kernels[kernel],
+                 program.kernelNames[kernel], grid, block, sharedBytes, params,
+                 numParams);
+  }
+
+private:
   Driver &cu;
   Memory &memory;
   const Program &program;
   std::set<CUdeviceptr> &live;
   LaunchEvents *profile;
-  std::string error; // the message of the callback that failed
-};
-
-/// A callback's work. Exceptions cannot cross the library's frames: a
-/// failure is status 1, its message kept in the call.
-template <typename Work> int32_t guard(void *ctx, Work work) {
-  auto &call = *static_cast<LibraryCall *>(ctx);
-  try {
-    work(call);
-    return 0;
-  } catch (const std::exception &e) {
-    call.error = e.what();
-    return 1;
-  }
-}
-
-/// The callbacks (HostABI.h) do what `interpret` does for the records.
-const mxfp4_host_api kCallbacks = {
-    /*alloc=*/
-    [](void *ctx, uint64_t bytes, uint64_t *buffer) {
-      return guard(ctx, [&](LibraryCall &c) {
-        c.live.insert(*buffer = c.memory.take(bytes));
-      });
-    },
-    /*free=*/
-    [](void *ctx, uint64_t buffer) {
-      return guard(ctx, [&](LibraryCall &c) {
-        if (!c.live.erase(buffer))
-          fail("the host library frees a buffer the call did not allocate");
-        c.memory.give(buffer);
-      });
-    },
-    /*upload=*/
-    [](void *ctx, const void *data, uint64_t bytes, uint64_t *buffer) {
-      return guard(ctx, [&](LibraryCall &c) {
-        c.live.insert(*buffer = c.memory.take(bytes));
-        c.cu.check(c.cu.memcpyHtoD(*buffer, data, bytes), "cuMemcpyHtoD");
-      });
-    },
-    /*launch=*/
-    [](void *ctx, uint32_t kernel, uint32_t gridX, uint32_t gridY,
-       uint32_t gridZ, uint32_t blockX, uint32_t blockY, uint32_t blockZ,
-       uint32_t sharedBytes, const uint64_t *params, uint32_t numParams) {
-      return guard(ctx, [&](LibraryCall &c) {
-        if (kernel >= c.program.kernels.size())
-          fail("the host library launches kernel #" + std::to_string(kernel) +
-               " of " + std::to_string(c.program.kernels.size()));
-        unsigned grid[3] = {gridX, gridY, gridZ};
-        unsigned block[3] = {blockX, blockY, blockZ};
-        launch(c.cu, c.profile, c.program.kernels[kernel],
-               c.program.kernelNames[kernel], grid, block, sharedBytes, params,
-               numParams);
-      });
-    },
 };
 
 /// One call through the host library, as `interpret`.
@@ -703,12 +686,8 @@ std::vector<CUdeviceptr> callLibrary(Driver &cu, Memory &memory,
   for (const Input &input : arguments.buffers)
     args.at(input.index) = input.device;
   std::vector<uint64_t> buffers(results);
-  LibraryCall call{cu, memory, program, live, profile, {}};
-  if (int32_t status =
-          program.code(&kCallbacks, &call, args.data(), buffers.data()))
-    fail(call.error.empty() ? "the host library's call failed with status " +
-                                  std::to_string(status)
-                            : call.error);
+  LibraryCalls calls(cu, memory, program, live, profile);
+  callHostFunction(program.code, calls, args.data(), buffers.data());
   return std::vector<CUdeviceptr>(buffers.begin(), buffers.end());
 }
 

@@ -10,7 +10,7 @@
 // (with its parameters, sized by the kernel's PTX) is written to
 // $MXFP4_FAKE_CUDA_LOG, so two runs that make the same calls write the same
 // log. Loaded through the runner's MXFP4_CUDA_DRIVER; the PTX is
-// $MXFP4_FAKE_CUDA_PTX.
+// $MXFP4_FAKE_CUDA_PTX. $MXFP4_FAKE_CUDA_FAIL_LAUNCH=N fails the Nth launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -169,6 +169,11 @@ int cuMemcpyDtoD_v2(uint64_t to, uint64_t from, size_t bytes) {
 int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
                    void *, void **params, void **) {
+  // $MXFP4_FAKE_CUDA_FAIL_LAUNCH=N: the Nth launch fails.
+  static int launches = 0;
+  const char *failing = std::getenv("MXFP4_FAKE_CUDA_FAIL_LAUNCH");
+  if (failing && ++launches == std::atoi(failing))
+    return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
   auto &kernel =
       *static_cast<std::pair<const std::string, std::vector<int>> *>(function);
   std::fprintf(logFile(),
