@@ -64,6 +64,7 @@ struct HostStep {
   std::vector<std::pair<bool, int64_t>> params; // launch: (a buffer?, id)
 };
 
+/// A public host function: its arguments and results by index, its steps.
 struct HostFunction {
   std::string name;
   std::vector<HostValue> arguments, results;
