@@ -32,7 +32,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 
 #include <chrono>
 
@@ -47,17 +46,12 @@ namespace {
 
 /// ld.lld in a `<dir>/llvm/bin` layout, which is where the ROCDL target
 /// looks for it (`toolkit`): a temporary directory with a link to Debian's
-/// lld-22 (or $MXFP4_LD_LLD), removed when done.
+/// lld-22 (or $MXFP4_LD_LLD: findLdLld), removed when done.
 class LinkerShim {
 public:
   static llvm::Expected<std::unique_ptr<LinkerShim>> create() {
-    std::string lld;
-    if (const char *env = getenv("MXFP4_LD_LLD"))
-      lld = env;
-    else if (auto found = llvm::sys::findProgramByName(
-                 "ld.lld", {MXFP4_LLVM_TOOLS_DIR}))
-      lld = *found;
-    if (lld.empty() || !llvm::sys::fs::exists(lld))
+    std::string lld = findLdLld();
+    if (lld.empty())
       return makeError("gfx950 code objects are linked with ld.lld, which "
                        "is not installed (Debian package lld-22; or set "
                        "MXFP4_LD_LLD)");

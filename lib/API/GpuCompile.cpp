@@ -18,7 +18,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -69,6 +71,18 @@ std::optional<std::string> mxfp4::getBinaryObject(ModuleOp module) {
     for (Attribute object : binary.getObjects())
       return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   return std::nullopt;
+}
+
+std::string mxfp4::findLdLld() {
+  if (const char *env = getenv("MXFP4_LD_LLD"))
+    return llvm::sys::fs::exists(env) ? env : "";
+  if (auto found =
+          llvm::sys::findProgramByName("ld.lld", {MXFP4_LLVM_TOOLS_DIR}))
+    return *found;
+  for (llvm::StringRef name : {"ld.lld-22", "ld.lld"})
+    if (auto found = llvm::sys::findProgramByName(name))
+      return *found;
+  return "";
 }
 
 double mxfp4::secondsSince(std::chrono::steady_clock::time_point start) {

@@ -52,6 +52,10 @@ parseWithRecipe(CompileSession &session, llvm::StringRef source,
 /// The object of the first gpu.binary of `module`.
 std::optional<std::string> getBinaryObject(ModuleOp module);
 
+/// ld.lld: $MXFP4_LD_LLD if set, else the one in LLVM's tools directory,
+/// else ld.lld-22 or ld.lld on PATH; empty if there is none.
+std::string findLdLld();
+
 /// Seconds since `start`.
 double secondsSince(std::chrono::steady_clock::time_point start);
 

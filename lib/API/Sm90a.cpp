@@ -9,6 +9,7 @@
 
 #include "GpuCompile.h"
 
+#include "mxfp4/API/HostLibrary.h"
 #include "mxfp4/API/HostPlan.h"
 
 #include "mxfp4/Pipelines/Pipelines.h"
@@ -21,7 +22,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -70,10 +70,10 @@ mxfp4::compileForSm90a(llvm::StringRef source, llvm::StringRef name,
     llvm::raw_string_ostream os(artifact.kernelIR);
     (*module)->print(os);
   }
-  llvm::Expected<std::string> plan = serializeHostPlan(**module);
+  llvm::Expected<std::vector<HostFunction>> plan = buildHostPlan(**module);
   if (!plan)
     return plan.takeError();
-  artifact.plan = std::move(*plan);
+  artifact.plan = formatHostPlan(*plan);
   (*module)->walk([&](gpu::GPUModuleOp m) {
     for (auto f : m.getOps<LLVM::LLVMFuncOp>())
       if (f->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
@@ -101,6 +101,11 @@ mxfp4::compileForSm90a(llvm::StringRef source, llvm::StringRef name,
   if (llvm::Error e = serialize(**module, "bin", cubin))
     return std::move(e);
   artifact.cubin.assign(cubin.begin(), cubin.end());
+  llvm::Expected<std::string> hostObject =
+      emitHostObject(*plan, artifact.plan, artifact.cubin);
+  if (!hostObject)
+    return hostObject.takeError();
+  artifact.hostObject = std::move(*hostObject);
   artifact.compileSeconds = secondsSince(start);
   return artifact;
 }

@@ -8,6 +8,7 @@
 //   mxfp4-cuda-run PLAN CUBIN --function=NAME --input=@x.npy --input=5
 //       --output=@y.npy [--repeat=N] [--time-json=FILE] [--profile]
 //   mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] [--steps=N]
+//   mxfp4-cuda-run --host=LIBRARY ...           (instead of PLAN CUBIN)
 //   mxfp4-cuda-run --check-initial-weights=DIR   (no GPU needed)
 //
 // Runs one function of a plan written by `mxfp4-run compile --target=sm_90a`
@@ -15,6 +16,11 @@
 // cubin, through libcuda.so.1 loaded at run time. Standard C++ only, so it
 // travels to a machine that has a GPU driver and a compiler but no LLVM.
 // Every failure is a message and exit status 1.
+//
+// --host=host.so calls the compile's host library instead of interpreting
+// the plan: the same allocations, uploads, launches and frees, made by
+// machine code through this runner's callbacks (host_library.h). The
+// library carries the plan (for the arguments and results) and the cubin.
 //
 // The first call is a warmup and writes the --output files; --repeat=N (1
 // unless given) then times N more calls with CUDA events and prints
@@ -31,6 +37,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "host_library.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +48,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -265,12 +274,12 @@ Record parseRecord(const std::string &line) {
   return r;
 }
 
-/// The records of `function`, up to its `end`.
-std::vector<Record> readFunction(const std::string &planPath,
+/// The records of `function` in the plan `text` (read from `planPath`), up
+/// to its `end`.
+std::vector<Record> readFunction(const std::string &text,
+                                 const std::string &planPath,
                                  const std::string &function) {
-  std::ifstream planFile(planPath);
-  if (!planFile)
-    fail("cannot read '" + planPath + "'");
+  std::istringstream planFile(text);
   std::vector<Record> records;
   std::vector<std::string> names;
   bool inside = false, found = false;
@@ -330,6 +339,16 @@ void checkLifetimes(const std::vector<Record> &records) {
           use(id, "passes " + r.name);
   }
 }
+
+/// The function a run calls: its plan records, and, through a host
+/// library, its code and the kernels the code launches by index (else the
+/// records' launches are replayed).
+struct Program {
+  std::vector<Record> records;
+  mxfp4_host_function *code = nullptr;
+  std::vector<void *> kernels;
+  std::vector<std::string> kernelNames;
+};
 
 //===----------------------------------------------------------------------===//
 // Device memory
@@ -492,43 +511,55 @@ void restore(Driver &cu, const Arguments &arguments) {
 // Replay
 //===----------------------------------------------------------------------===//
 
-void resolveKernels(Driver &cu, void *module, std::vector<Record> &records) {
+/// Resolves the kernels of the records' launches and the library's.
+void resolveKernels(Driver &cu, void *module, Program &program) {
   std::map<std::string, void *> kernels;
-  for (Record &r : records) {
-    if (r.kind != Record::Launch)
-      continue;
-    void *&kernel = kernels[r.name];
+  auto get = [&](const std::string &name) {
+    void *&kernel = kernels[name];
     if (!kernel)
-      cu.check(cu.moduleGetFunction(&kernel, module, r.name.c_str()),
-               "cuModuleGetFunction(" + r.name + ")");
-    r.kernel = kernel;
-  }
+      cu.check(cu.moduleGetFunction(&kernel, module, name.c_str()),
+               "cuModuleGetFunction(" + name + ")");
+    return kernel;
+  };
+  for (Record &r : program.records)
+    if (r.kind == Record::Launch)
+      r.kernel = get(r.name);
+  for (const std::string &name : program.kernelNames)
+    program.kernels.push_back(get(name));
 }
 
-void launch(Driver &cu, const Record &r,
-            const std::map<long, CUdeviceptr> &buffers,
-            const std::map<long, uint64_t> &scalars) {
-  // One pointer per parameter; the driver copies as many bytes as the
-  // kernel declares (index scalars are 32-bit in the kernels: the low half
-  // of the little-endian 64-bit value).
-  std::vector<void *> params;
-  std::vector<CUdeviceptr> pointers;
-  std::vector<uint64_t> values;
-  pointers.reserve(r.args.size());
-  values.reserve(r.args.size());
-  for (auto [isBuffer, id] : r.args) {
-    if (isBuffer) {
-      pointers.push_back(buffers.at(id));
-      params.push_back(&pointers.back());
-    } else {
-      values.push_back(scalars.at(id));
-      params.push_back(&values.back());
-    }
+/// Events around each launch of a profiled call, in launch order.
+struct LaunchEvents {
+  std::vector<std::pair<void *, void *>> events;
+  std::vector<const std::string *> kernels;
+};
+
+/// Launches `kernel` (named `name`), between events if the call is
+/// profiled. The driver gets one pointer per parameter and copies as many
+/// bytes as the kernel declares (index scalars are 32-bit in the kernels:
+/// the low half of the little-endian 64-bit value).
+void launchKernel(Driver &cu, LaunchEvents *profile, void *kernel,
+                  const std::string &name, const unsigned grid[3],
+                  const unsigned block[3], unsigned sharedBytes,
+                  const uint64_t *values, size_t count) {
+  std::vector<void *> params(count);
+  for (size_t i = 0; i < count; ++i)
+    params[i] = const_cast<uint64_t *>(values + i);
+  size_t index = profile ? profile->kernels.size() : 0;
+  if (profile) {
+    if (index == profile->events.size())
+      fail("the call launches more kernels than its plan");
+    profile->kernels.push_back(&name);
+    cu.check(cu.eventRecord(profile->events[index].first, nullptr),
+             "cuEventRecord");
   }
-  cu.check(cu.launchKernel(r.kernel, r.grid[0], r.grid[1], r.grid[2],
-                           r.block[0], r.block[1], r.block[2], 0, nullptr,
+  cu.check(cu.launchKernel(kernel, grid[0], grid[1], grid[2], block[0],
+                           block[1], block[2], sharedBytes, nullptr,
                            params.data(), nullptr),
-           "cuLaunchKernel(" + r.name + ")");
+           "cuLaunchKernel(" + name + ")");
+  if (profile)
+    cu.check(cu.eventRecord(profile->events[index].second, nullptr),
+             "cuEventRecord");
 }
 
 void writeResult(Driver &cu, const Record &r, CUdeviceptr p,
@@ -539,25 +570,17 @@ void writeResult(Driver &cu, const Record &r, CUdeviceptr p,
   writeNpy(path, r.name, r.shape, data);
 }
 
-/// One call of the function. The warmup call gets the --output paths and
-/// writes the results; timed calls get none and copy nothing back. Blocks
-/// the call took and did not free (its results, its globals) go back to the
-/// cache at its end, as when a caller drops the results.
-/// Events around each launch of a profiled call, in launch order.
-struct LaunchEvents {
-  std::vector<std::pair<void *, void *>> events;
-  std::vector<const Record *> launches;
-};
-
-void replay(Driver &cu, Memory &memory, const std::vector<Record> &records,
-            const Arguments &arguments,
-            const std::vector<std::string> *outputs,
-            LaunchEvents *profile = nullptr,
-            std::vector<CUdeviceptr> *kept = nullptr) {
+/// One call by replaying the records; `live` gets the blocks it takes and
+/// does not free. Returns the result buffers, by index.
+std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
+                                   const std::vector<Record> &records,
+                                   const Arguments &arguments,
+                                   std::set<CUdeviceptr> &live,
+                                   LaunchEvents *profile) {
   std::map<long, CUdeviceptr> buffers;
   for (const Input &input : arguments.buffers)
     buffers[input.id] = input.device;
-  std::set<CUdeviceptr> live; // blocks taken and not yet freed
+  std::vector<CUdeviceptr> results;
   for (const Record &r : records) {
     switch (r.kind) {
     case Record::Arg:
@@ -580,31 +603,119 @@ void replay(Driver &cu, Memory &memory, const std::vector<Record> &records,
       cu.check(cu.memcpyHtoD(buffers[r.id], r.data.data(), r.bytes),
                "cuMemcpyHtoD");
       break;
-    case Record::Launch:
-      if (profile) {
-        size_t i = profile->launches.size();
-        profile->launches.push_back(&r);
-        cu.check(cu.eventRecord(profile->events[i].first, nullptr),
-                 "cuEventRecord");
-      }
-      launch(cu, r, buffers, arguments.scalars);
-      if (profile)
-        cu.check(cu.eventRecord(profile->events[profile->launches.size() - 1]
-                                    .second,
-                                nullptr),
-                 "cuEventRecord");
+    case Record::Launch: {
+      std::vector<uint64_t> values;
+      for (auto [isBuffer, id] : r.args)
+        values.push_back(isBuffer ? buffers.at(id) : arguments.scalars.at(id));
+      launchKernel(cu, profile, r.kernel, r.name, r.grid, r.block, 0,
+                   values.data(), values.size());
       break;
+    }
     case Record::Result:
-      if (outputs && r.index < outputs->size())
-        writeResult(cu, r, buffers.at(r.id), (*outputs)[r.index]);
-      // Kept results belong to the caller, who gives them back.
-      if (kept) {
-        if (kept->size() <= r.index)
-          kept->resize(r.index + 1);
-        (*kept)[r.index] = buffers.at(r.id);
-        live.erase(buffers.at(r.id));
-      }
+      if (results.size() <= r.index)
+        results.resize(r.index + 1);
+      results[r.index] = buffers.at(r.id);
       break;
+    }
+  }
+  return results;
+}
+
+/// The host library's device operations, as `interpret` makes them for the
+/// records.
+class LibraryCalls : public HostCalls {
+public:
+  LibraryCalls(Driver &cu, Memory &memory, const Program &program,
+               std::set<CUdeviceptr> &live, LaunchEvents *profile)
+      : cu(cu), memory(memory), program(program), live(live), profile(profile) {
+  }
+
+  uint64_t alloc(uint64_t bytes) override {
+    CUdeviceptr p = memory.take(bytes);
+    live.insert(p);
+    return p;
+  }
+
+  void free(uint64_t buffer) override {
+    if (!live.erase(buffer))
+      fail("the host library frees a buffer the call did not allocate");
+    memory.give(buffer);
+  }
+
+  uint64_t upload(const void *data, uint64_t bytes) override {
+    uint64_t p = alloc(bytes);
+    cu.check(cu.memcpyHtoD(p, data, bytes), "cuMemcpyHtoD");
+    return p;
+  }
+
+  void launch(uint32_t kernel, const unsigned grid[3], const unsigned block[3],
+              unsigned sharedBytes, const uint64_t *params,
+              uint32_t numParams) override {
+    if (kernel >= program.kernels.size())
+      fail("the host library launches kernel #" + std::to_string(kernel) +
+           " of " + std::to_string(program.kernels.size()));
+    launchKernel(cu, profile, program.kernels[kernel],
+                 program.kernelNames[kernel], grid, block, sharedBytes, params,
+                 numParams);
+  }
+
+private:
+  Driver &cu;
+  Memory &memory;
+  const Program &program;
+  std::set<CUdeviceptr> &live;
+  LaunchEvents *profile;
+};
+
+/// One call through the host library, as `interpret`.
+std::vector<CUdeviceptr> callLibrary(Driver &cu, Memory &memory,
+                                     const Program &program,
+                                     const Arguments &arguments,
+                                     std::set<CUdeviceptr> &live,
+                                     LaunchEvents *profile) {
+  std::vector<uint64_t> args;
+  size_t results = 0;
+  for (const Record &r : program.records) {
+    if (r.kind == Record::Arg) {
+      args.resize(std::max(args.size(), r.index + 1));
+      if (!r.buffer)
+        args[r.index] = arguments.scalars.at(r.id);
+    }
+    results += r.kind == Record::Result;
+  }
+  for (const Input &input : arguments.buffers)
+    args.at(input.index) = input.device;
+  std::vector<uint64_t> buffers(results);
+  LibraryCalls calls(cu, memory, program, live, profile);
+  callHostFunction(program.code, calls, args.data(), buffers.data());
+  return std::vector<CUdeviceptr>(buffers.begin(), buffers.end());
+}
+
+/// One call of the function, through the library or the records. The
+/// warmup call gets the --output paths and writes the results; timed calls
+/// get none and copy nothing back. Blocks the call took and did not free
+/// (its results, its globals) go back to the cache at its end, as when a
+/// caller drops the results.
+void replay(Driver &cu, Memory &memory, const Program &program,
+            const Arguments &arguments, const std::vector<std::string> *outputs,
+            LaunchEvents *profile = nullptr,
+            std::vector<CUdeviceptr> *kept = nullptr) {
+  std::set<CUdeviceptr> live; // blocks taken and not yet freed
+  std::vector<CUdeviceptr> results =
+      program.code
+          ? callLibrary(cu, memory, program, arguments, live, profile)
+          : interpret(cu, memory, program.records, arguments, live, profile);
+  for (const Record &r : program.records) {
+    if (r.kind != Record::Result)
+      continue;
+    if (outputs && r.index < outputs->size())
+      writeResult(cu, r, results[r.index], (*outputs)[r.index]);
+    // Kept results belong to the caller, who gives them back.
+    if (kept) {
+      if (kept->size() <= r.index)
+        kept->resize(r.index + 1);
+      (*kept)[r.index] = results[r.index];
+      live.erase(results[r.index]);
     }
   }
   for (CUdeviceptr p : live)
@@ -650,26 +761,26 @@ private:
 
 /// Runs one more call with events around every launch and prints the
 /// kernels by total time: where a step's time goes.
-void profileCall(Driver &cu, Memory &memory, const std::vector<Record> &records,
+void profileCall(Driver &cu, Memory &memory, const Program &program,
                  const Arguments &arguments) {
   LaunchEvents profile;
-  for (const Record &r : records)
+  for (const Record &r : program.records)
     if (r.kind == Record::Launch) {
       void *start = nullptr, *stop = nullptr;
       cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
       cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
       profile.events.push_back({start, stop});
     }
-  replay(cu, memory, records, arguments, nullptr, &profile);
+  replay(cu, memory, program, arguments, nullptr, &profile);
   cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
   std::map<std::string, std::pair<double, size_t>> byKernel;
   double total = 0;
-  for (size_t i = 0; i < profile.launches.size(); ++i) {
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
     float ms = 0;
     cu.check(cu.eventElapsedTime(&ms, profile.events[i].first,
                                  profile.events[i].second),
              "cuEventElapsedTime");
-    auto &entry = byKernel[profile.launches[i]->name];
+    auto &entry = byKernel[*profile.kernels[i]];
     entry.first += ms;
     ++entry.second;
     total += ms;
@@ -683,7 +794,7 @@ void profileCall(Driver &cu, Memory &memory, const std::vector<Record> &records,
     sorted.push_back({entry.first, name});
   std::sort(sorted.rbegin(), sorted.rend());
   std::printf("profile: %zu launches, %.3f ms in kernels\n",
-              profile.launches.size(), total);
+              profile.kernels.size(), total);
   for (size_t i = 0; i < sorted.size() && i < 25; ++i)
     std::printf("profile: %9.3f ms %5.1f%% %5zu x %s\n", sorted[i].first,
                 100 * sorted[i].first / total,
@@ -874,9 +985,10 @@ void writeSafetensors(Driver &cu, const std::string &path,
 /// the CPU trainer, with the state kept on the device and each step's
 /// results becoming the next step's arguments. Writes metrics.jsonl (the
 /// CPU trainer's fields) and model.safetensors to `outDir`.
-void train(Driver &cu, Memory &memory, const std::vector<Record> &records,
+void train(Driver &cu, Memory &memory, const Program &program,
            const std::string &dir, const std::string &outDir,
            int64_t stepsCap) {
+  const std::vector<Record> &records = program.records;
   TrainingRun run = readTrainingRun(dir);
   size_t n = run.params.size();
   std::vector<const Record *> args;
@@ -942,7 +1054,7 @@ void train(Driver &cu, Memory &memory, const std::vector<Record> &records,
     cu.check(cu.memcpyHtoD(tokens, batch.data(), tokenBytes), "cuMemcpyHtoD");
     arguments.scalars[args[3 * n + 1]->id] = uint64_t(step);
     std::vector<CUdeviceptr> results;
-    replay(cu, memory, records, arguments, nullptr, nullptr, &results);
+    replay(cu, memory, program, arguments, nullptr, nullptr, &results);
     if (results.size() != 3 * n + 3)
       fail("@train_step returns " + std::to_string(results.size()) +
            " results, not " + std::to_string(3 * n + 3));
@@ -1006,6 +1118,7 @@ int checkInitialWeights(const std::string &dir) {
 
 struct Options {
   std::string planPath, cubinPath, function, timeJson;
+  std::string hostPath; // --host: the library instead of PLAN CUBIN
   std::string trainDir, outDir = "."; // --train: the exported run
   int64_t steps = 0;                  // --train: at most this many steps
   std::vector<std::string> inputs, outputs;
@@ -1014,19 +1127,23 @@ struct Options {
 };
 
 Options parseOptions(int argc, char **argv) {
-  if (argc < 3)
-    fail("usage: mxfp4-cuda-run PLAN CUBIN --function=NAME "
-         "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
-         "[--profile] [--time-json=FILE]\n"
-         "       mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] "
-         "[--steps=N]\n"
-         "       mxfp4-cuda-run --check-initial-weights=DIR");
+  const char *usage =
+      "usage: mxfp4-cuda-run PLAN CUBIN --function=NAME "
+      "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
+      "[--profile] [--time-json=FILE]\n"
+      "       mxfp4-cuda-run PLAN CUBIN --train=DIR [--out=DIR] [--steps=N]\n"
+      "       mxfp4-cuda-run --host=LIBRARY ... (host.so instead of PLAN "
+      "CUBIN)\n"
+      "       mxfp4-cuda-run --check-initial-weights=DIR";
   Options o;
-  o.planPath = argv[1];
-  o.cubinPath = argv[2];
-  for (int i = 3; i < argc; ++i) {
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--function=", 0) == 0) {
+    if (a.rfind("--", 0) != 0) {
+      positional.push_back(a);
+    } else if (a.rfind("--host=", 0) == 0) {
+      o.hostPath = a.substr(7);
+    } else if (a.rfind("--function=", 0) == 0) {
       o.function = a.substr(11);
     } else if (a.rfind("--input=", 0) == 0) {
       o.inputs.push_back(a.substr(8));
@@ -1053,6 +1170,15 @@ Options parseOptions(int argc, char **argv) {
       fail("unknown argument '" + a + "'");
     }
   }
+  if (!o.hostPath.empty() && !positional.empty())
+    fail("--host=LIBRARY carries the plan and the cubin: give PLAN CUBIN or "
+         "--host, not both");
+  if (o.hostPath.empty() && positional.size() != 2)
+    fail(usage);
+  if (o.hostPath.empty()) {
+    o.planPath = positional[0];
+    o.cubinPath = positional[1];
+  }
   if (!o.timeJson.empty() && o.repeat == 0)
     fail("--time-json needs timed calls: --repeat=N with N at least 1");
   return o;
@@ -1064,8 +1190,25 @@ int run(int argc, char **argv) {
   Options o = parseOptions(argc, argv);
   if (!o.trainDir.empty() && o.function.empty())
     o.function = "train_step";
-  std::vector<Record> records = readFunction(o.planPath, o.function);
-  checkLifetimes(records);
+  // The library first: it needs no GPU, and tells its errors without one.
+  std::unique_ptr<HostLibrary> library;
+  Program program;
+  std::vector<char> cubinFile;
+  const void *cubin = nullptr;
+  if (!o.hostPath.empty()) {
+    library = std::make_unique<HostLibrary>(o.hostPath);
+    program.records = readFunction(library->manifest(), o.hostPath, o.function);
+    program.code = library->function(o.function);
+    program.kernelNames = library->kernelNames();
+    cubin = library->cubin();
+  } else {
+    std::vector<char> plan = readFile(o.planPath);
+    program.records = readFunction(std::string(plan.begin(), plan.end()),
+                                   o.planPath, o.function);
+    cubinFile = readFile(o.cubinPath);
+    cubin = cubinFile.data();
+  }
+  checkLifetimes(program.records);
 
   Driver cu;
   cu.load();
@@ -1079,19 +1222,19 @@ int run(int argc, char **argv) {
   void *context = nullptr;
   cu.check(cu.primaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
   cu.check(cu.ctxSetCurrent(context), "cuCtxSetCurrent");
-  std::vector<char> cubin = readFile(o.cubinPath);
   void *module = nullptr;
-  cu.check(cu.moduleLoadData(&module, cubin.data()),
-           "cuModuleLoadData(" + o.cubinPath + ")");
-  resolveKernels(cu, module, records);
+  cu.check(cu.moduleLoadData(&module, cubin),
+           "cuModuleLoadData(" + (library ? o.hostPath : o.cubinPath) + ")");
+  resolveKernels(cu, module, program);
 
   Memory memory(cu);
   if (!o.trainDir.empty()) {
-    train(cu, memory, records, o.trainDir, o.outDir, o.steps);
+    train(cu, memory, program, o.trainDir, o.outDir, o.steps);
     return 0;
   }
-  Arguments arguments = upload(cu, memory, records, o.inputs, o.function);
-  replay(cu, memory, records, arguments, &o.outputs);
+  Arguments arguments =
+      upload(cu, memory, program.records, o.inputs, o.function);
+  replay(cu, memory, program, arguments, &o.outputs);
   cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
   if (o.repeat == 0)
     return 0;
@@ -1103,7 +1246,7 @@ int run(int argc, char **argv) {
     for (size_t i = 0; i < o.repeat; ++i) {
       restore(cu, arguments);
       timer.begin();
-      replay(cu, memory, records, arguments, nullptr);
+      replay(cu, memory, program, arguments, nullptr);
       ms.push_back(timer.end());
     }
   }
@@ -1113,11 +1256,11 @@ int run(int argc, char **argv) {
               o.function.c_str(), t.calls, t.mean, t.min, t.max);
   if (o.profile) {
     restore(cu, arguments);
-    profileCall(cu, memory, records, arguments);
+    profileCall(cu, memory, program, arguments);
   }
   if (!o.timeJson.empty()) {
     size_t launches = 0;
-    for (const Record &r : records)
+    for (const Record &r : program.records)
       launches += r.kind == Record::Launch;
     writeTimeJson(o.timeJson, o.function, t, launches);
   }

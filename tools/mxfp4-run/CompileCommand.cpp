@@ -17,6 +17,7 @@
 
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/Gfx950.h"
+#include "mxfp4/API/HostLibrary.h"
 #include "mxfp4/API/LlamaModel.h"
 #include "mxfp4/API/Sm90a.h"
 #include "mxfp4/Runtime/AtomicFile.h"
@@ -182,6 +183,15 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
                                        {"kernels.mlir", artifact->kernelIR},
                                        {"plan.txt", artifact->plan}}))
     return fail(std::move(error));
+  // Last: without a linker the plan-based artifact above is still complete.
+  if (!compileOutDir.empty()) {
+    llvm::SmallString<256> library(compileOutDir);
+    llvm::sys::path::append(library, "host.so");
+    if (llvm::Error error = linkHostLibrary(artifact->hostObject, library))
+      return fail(
+          llvm::createStringError(llvm::toString(std::move(error)) +
+                                  " (kernels.cubin and plan.txt are written)"));
+  }
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->ptx))
       return fail(std::move(error));

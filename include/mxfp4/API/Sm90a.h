@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // `mxfp4-run compile --target=sm_90a`: a program's generic GPU kernels for
-// an H100/H200 as PTX and a cubin, with the host plan. The MXFP4 kernels for
-// NVIDIA are not written yet: programs with mxfp4 ops are refused.
+// an H100/H200 as PTX and a cubin, with the host plan, and the host
+// functions compiled ahead of time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,9 @@ struct Sm90aArtifact {
   std::vector<uint8_t> cubin;
   /// The host functions as a plan for runtime/cuda (HostPlan.h).
   std::string plan;
+  /// The same functions as machine code for this host, with the cubin and
+  /// the plan inside: an object for linkHostLibrary (HostLibrary.h).
+  std::string hostObject;
   int64_t kernels = 0;
   double compileSeconds = 0;
 };
