@@ -8,6 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=gpu-check
 rm -rf "$out" && mkdir -p "$out"
-/usr/bin/python3 scripts/gpu/cases.py "$out" build/bin/mxfp4-run
+/usr/bin/python3 scripts/gpu/cases.py "$out" build/bin/mxfp4-run  # CASES=group,... for a subset
 /usr/bin/python3 scripts/gpu/bench_cases.py "$out/bench" build/bin/mxfp4-run
 echo "now run 'bash scripts/gpu/run.sh' (checks) and 'bash scripts/gpu/bench.sh' (benchmarks) on the GPU machine"
