@@ -4,10 +4,12 @@
 # compiled for sm_90a (plan.txt, kernels.cubin), random inputs and the CPU
 # path's results — in gpu-check/ (untracked, inside the repo so it travels
 # to the GPU machine). Then, on the GPU machine: bash scripts/gpu/run.sh
+# CASES=quantize,gemm,... and BENCH=NAME_PREFIX,... prepare a subset: the
+# whole check is over the device tool's 64 MiB carry, so it runs in parts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=gpu-check
 rm -rf "$out" && mkdir -p "$out"
-/usr/bin/python3 scripts/gpu/cases.py "$out" build/bin/mxfp4-run  # CASES=group,... for a subset
+/usr/bin/python3 scripts/gpu/cases.py "$out" build/bin/mxfp4-run
 /usr/bin/python3 scripts/gpu/bench_cases.py "$out/bench" build/bin/mxfp4-run
 echo "now run 'bash scripts/gpu/run.sh' (checks) and 'bash scripts/gpu/bench.sh' (benchmarks) on the GPU machine"

@@ -255,16 +255,18 @@ def ConvertLinalgMatmulToNVGPUPass
   let description = [{
     Every `linalg.matmul` and `linalg.batch_matmul` on f32 (or bf16 input)
     buffers, in any transposition its indexing maps express, becomes one
-    `gpu.launch` of a 128 x 128 block GEMM: per K step of 64 each thread
-    loads 32 contiguous elements of each operand (along K or along the rows,
-    whichever is contiguous in memory), rounds them to bf16 with ties to
-    even into shared memory, and the block multiplies them with
-    `ldmatrix` (transposed for row-contiguous operands) and
-    `mma.sync.m16n8k16` into f32 accumulators, which are added to the
-    output. These are the numerics of PyTorch's bf16 autocast, not the f32
-    of the CPU path. Contractions it does not cover (non-unit innermost
-    strides, contiguous extents that are not multiples of 32, odd N, other
-    element types) are left for `convert-linalg-to-gpu-launch`.
+    `gpu.launch` of a 128 x 128 block GEMM on Hopper's warpgroup MMAs:
+    f32 operands are first rounded to bf16 (ties to even) into copies that
+    GEMMs reading an unchanged buffer share; per K step of 32 each thread
+    moves 8-element chunks of both operands into a two-stage K-major
+    shared-memory pipeline (`stmatrix.trans` transposes operands whose
+    rows are contiguous), while `wgmma.mma_async` (m64n128k16, two
+    warpgroups) multiplies the other stage into f32 accumulators. These are
+    the numerics of PyTorch's bf16 autocast, not the f32 of the CPU path. A
+    GEMM whose output was just zero-filled overwrites it (the fill or the
+    copy of shared zeros is dropped). Contractions it does not cover
+    (non-unit innermost strides, contiguous extents that are not multiples
+    of 32, odd N, other element types) are left for `convert-linalg-to-gpu-launch`.
 
     Example:
 
@@ -278,12 +280,12 @@ def ConvertLinalgMatmulToNVGPUPass
     // After (abridged)
     gpu.launch blocks(%bx, %by, %bz) in (%g = %c96, %b = %c1, %z = %c1)
                threads(%tx, %ty, %tz) in (%t = %c256, ...)
-               workgroup(%sa : memref<9216xbf16, #gpu.address_space<workgroup>>,
-                         %sb : memref<9216xbf16, #gpu.address_space<workgroup>>) {
-      %r = scf.for %s = %c0 to %c4 step %c1 iter_args(...) {
-        ... vector.load %x[...] : memref<2048x256xf32>, vector<32xf32>
-        ... arith.truncf ... to vector<32xbf16> ... vector.store ... %sa ...
-        ... nvvm.ldmatrix ... nvvm.mma.sync ...
+               workgroup(%sa : memref<8704xbf16, #gpu.address_space<workgroup>>,
+                         %sb : memref<8704xbf16, #gpu.address_space<workgroup>>) {
+      %r = scf.for %s = %c0 to %c8 step %c1 iter_args(...) {
+        ... nvvm.wgmma.mma_async ... <m = 64, n = 128, k = 16> ...
+        ... vector.store ... %sa[...] : ..., vector<8xbf16> ...
+        ... nvvm.wgmma.wait.group.sync.aligned 0 ... gpu.barrier
       }
       ... vector.store ... %y[...] : memref<2048x768xf32>, vector<2xf32>
       gpu.terminator
