@@ -15,6 +15,7 @@
 #include "mxfp4/Pipelines/Pipelines.h"
 
 #include "mxfp4/Conversion/Passes.h"
+#include "mxfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,6 +36,9 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
+  // Norms, activations, residual adds and the optimizer's updates: one
+  // kernel per chain of elementwise ops, not one per op (bit-identical).
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   // Mixed mode makes the kernel module (with its NVVM target) even for a
   // program without mxfp4 ops; the generic kernels are merged into it.
   ConvertMXFP4ToNVGPUPassOptions conversion;

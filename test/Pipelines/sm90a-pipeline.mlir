@@ -1,0 +1,32 @@
+// RUN: mxfp4-opt %s -mxfp4-to-sm90a="format=mlir mixed=true" | FileCheck %s
+
+// A chain of elementwise ops (an activation times a gate, plus a residual)
+// runs as one generic kernel, not one launch per op.
+// CHECK-LABEL: func.func @swiglu_residual
+// CHECK-COUNT-1: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @swiglu_residual(%g: tensor<256x64xf32>, %u: tensor<256x64xf32>, %r: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %e = tensor.empty() : tensor<256x64xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%g : tensor<256x64xf32>) outs(%e : tensor<256x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %x = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %one, %x : f32
+    %y = arith.divf %a, %d : f32
+    linalg.yield %y : f32
+  } -> tensor<256x64xf32>
+  %m = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%s, %u : tensor<256x64xf32>, tensor<256x64xf32>) outs(%e : tensor<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.mulf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<256x64xf32>
+  %t = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%m, %r : tensor<256x64xf32>, tensor<256x64xf32>) outs(%e : tensor<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.addf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<256x64xf32>
+  return %t : tensor<256x64xf32>
+}
