@@ -36,6 +36,12 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
+  // bf16 GEMMs round their operands: explicitly, so that one rounding
+  // serves every GEMM reading a value and fuses into its producer.
+  if (bf16) {
+    pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
+    pm.addPass(createCSEPass());
+  }
   // Norms, activations, residual adds and the optimizer's updates: one
   // kernel per chain of elementwise ops, not one per op (bit-identical).
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());

@@ -30,3 +30,27 @@ func.func @swiglu_residual(%g: tensor<256x64xf32>, %u: tensor<256x64xf32>, %r: t
   } -> tensor<256x64xf32>
   return %t : tensor<256x64xf32>
 }
+
+// A GEMM fed by an elementwise op (a norm's scaling): the bf16 rounding of
+// the operand fuses into that op's kernel, which writes bf16; the GEMM
+// reads it and the weight's rounding is the only other kernel.
+// RUN: mxfp4-opt %s -mxfp4-to-sm90a="format=mlir mixed=true" | FileCheck %s --check-prefix=ROUND
+// ROUND-LABEL: func.func @scaled_linear
+// ROUND: gpu.launch_func {{.*}} args(%[[XH:.*]] : memref<256x64xbf16>, %arg0 : memref<256x64xf32>, %arg1 : memref<256x64xf32>)
+// ROUND: gpu.launch_func {{.*}} args(%[[WH:.*]] : memref<128x64xbf16>, %arg2 : memref<128x64xf32>)
+// ROUND: gpu.launch_func {{.*}} args(%[[XH]] : memref<256x64xbf16>, %[[WH]] : memref<128x64xbf16>,
+// ROUND-NOT: gpu.launch_func
+func.func @scaled_linear(%x: tensor<256x64xf32>, %s: tensor<256x64xf32>, %w: tensor<128x64xf32>) -> tensor<256x128xf32> {
+  %e = tensor.empty() : tensor<256x64xf32>
+  %y = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<256x64xf32>, tensor<256x64xf32>) outs(%e : tensor<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<256x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<256x128xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ce : tensor<256x128xf32>) -> tensor<256x128xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%y, %w : tensor<256x64xf32>, tensor<128x64xf32>) outs(%z : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %r : tensor<256x128xf32>
+}

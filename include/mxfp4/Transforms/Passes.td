@@ -147,6 +147,50 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def RoundMatmulOperandsPass
+    : Pass<"mxfp4-round-matmul-operands", "::mlir::func::FuncOp"> {
+  let summary = "Give f32 matmuls operands rounded to bf16 (bf16 GEMM "
+                "precision)";
+  let description = [{
+    With bf16 tensor-core GEMMs (PyTorch autocast's numerics), every f32
+    `linalg.matmul` and `linalg.batch_matmul` rounds its operands to bf16
+    (ties to even) before multiplying with f32 accumulation. This pass makes
+    that rounding explicit on tensors: each f32 operand becomes a
+    `linalg.generic` of `arith.truncf`, and the matmul is rebuilt on the
+    bf16 operands with its f32 init and result. CSE then merges the
+    roundings of one value read by several GEMMs, and
+    `mxfp4-fuse-elementwise` fuses a rounding into the elementwise op that
+    produced its operand when nothing else reads the f32 value: the norm
+    or activation kernel writes bf16 directly, and no separate rounding
+    pass over the tensor remains. Results are unchanged: the same
+    roundings happen, only earlier. Composite functions (the reference
+    bodies of fused kernels) are left as they are.
+
+    Example:
+
+    ```mlir
+    // Before
+    %y = linalg.matmul ins(%x, %w : tensor<64x32xf32>, tensor<32x16xf32>)
+                       outs(%z : tensor<64x16xf32>) -> tensor<64x16xf32>
+    // After
+    %xh = linalg.generic {...} ins(%x : tensor<64x32xf32>)
+        outs(%e0 : tensor<64x32xbf16>) {
+      ^bb0(%a: f32, %o: bf16):
+        %h = arith.truncf %a : f32 to bf16
+        linalg.yield %h : bf16
+    } -> tensor<64x32xbf16>
+    %wh = linalg.generic {...} ins(%w : ...) ... -> tensor<32x16xbf16>
+    %y = linalg.matmul ins(%xh, %wh : tensor<64x32xbf16>, tensor<32x16xbf16>)
+                       outs(%z : tensor<64x16xf32>) -> tensor<64x16xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def OutlineKernelsPass : Pass<"mxfp4-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Outline heavy ops into private kernel functions, one per "
                 "distinct shape";
