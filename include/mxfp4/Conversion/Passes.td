@@ -280,8 +280,8 @@ def ConvertLinalgMatmulToNVGPUPass
     // After (abridged)
     gpu.launch blocks(%bx, %by, %bz) in (%g = %c96, %b = %c1, %z = %c1)
                threads(%tx, %ty, %tz) in (%t = %c256, ...)
-               workgroup(%sa : memref<8704xbf16, #gpu.address_space<workgroup>>,
-                         %sb : memref<8704xbf16, #gpu.address_space<workgroup>>) {
+               workgroup(%sa : memref<10752xbf16, #gpu.address_space<workgroup>>,
+                         %sb : memref<10752xbf16, #gpu.address_space<workgroup>>) {
       %r = scf.for %s = %c0 to %c8 step %c1 iter_args(...) {
         ... nvvm.wgmma.mma_async ... <m = 64, n = 128, k = 16> ...
         ... vector.store ... %sa[...] : ..., vector<8xbf16> ...

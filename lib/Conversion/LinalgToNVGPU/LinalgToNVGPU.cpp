@@ -374,15 +374,16 @@ SmallVector<Value> GemmEmitter::indices(const OperandLayout &l, Value batch,
 }
 
 std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
-  // A warp's chunk is 8 rows x 32 K (K-contiguous: a quarter-warp writes
-  // one core matrix) or 8 K x 32 rows (one stmatrix.trans); the 16 chunks
-  // of a 128 x 32 stage go two to a warp.
+  // A warp's chunk is 8 rows x 32 K (K-contiguous: four lanes read a row's
+  // 64 bytes) or 8 K x 32 rows (four lanes read a K row's 64 bytes, one
+  // stmatrix.trans stores them); the 16 chunks of a 128 x 32 stage go two
+  // to a warp.
   Value tid = kb.threadId();
   Value lane = kb.rem(tid, 32);
   Value chunk = kb.add(kb.mul(kb.div(tid, 32), 2), i);
   if (kContiguous)
-    return {kb.add(kb.mul(chunk, 8), kb.rem(lane, 8)),
-            kb.mul(kb.div(lane, 8), 8)};
+    return {kb.add(kb.mul(chunk, 8), kb.div(lane, 4)),
+            kb.mul(kb.rem(lane, 4), 8)};
   return {kb.add(kb.mul(kb.div(chunk, 4), 32), kb.mul(kb.rem(lane, 4), 8)),
           kb.add(kb.mul(kb.rem(chunk, 4), 8), kb.div(lane, 4))};
 }

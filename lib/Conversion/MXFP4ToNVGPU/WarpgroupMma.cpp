@@ -48,7 +48,8 @@ static Value sharedPointer(KernelBuilder &kb, Value address) {
 Value CoreMatrixTile::offset(KernelBuilder &kb, Value stage, Value row,
                              Value k) const {
   Value group = kb.mul(kb.div(row, 8), kGroupBytes / 2);
-  Value inGroup = kb.add(kb.mul(kb.div(k, 8), 64), kb.mul(kb.rem(row, 8), 8));
+  Value inGroup =
+      kb.add(kb.mul(kb.div(k, 8), kCoreBytes / 2), kb.mul(kb.rem(row, 8), 8));
   return kb.add(kb.mul(stage, stageElements()), kb.add(group, inGroup));
 }
 
@@ -64,7 +65,7 @@ Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
       constant(4));
-  uint64_t leading = 128 >> 4, stride = kGroupBytes >> 4;
+  uint64_t leading = kCoreBytes >> 4, stride = kGroupBytes >> 4;
   return arith::OrIOp::create(b, loc, start,
                               constant((leading << 16) | (stride << 32)));
 }

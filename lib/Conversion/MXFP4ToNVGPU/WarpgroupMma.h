@@ -35,12 +35,13 @@ constexpr int64_t kWgStepK = 32;
 
 /// A K-major bf16 operand tile of `rows` x kWgStepK in shared memory, in
 /// `stages` copies (a pipeline's buffers) one after another. The K step's
-/// four core matrices of an 8-row group are adjacent (128 bytes apart);
-/// 8-row groups are kGroupBytes apart: 32 bytes of padding put the rows
-/// that one `stmatrix` (or one quarter-warp's 16-byte stores) writes in
-/// distinct banks.
+/// four core matrices of an 8-row group are kCoreBytes apart and 8-row
+/// groups kGroupBytes apart; the 32 bytes of padding in each put the
+/// 16-byte rows that a quarter-warp stores (two rows' four chunks each) or
+/// one `stmatrix` stores (rows of four groups) in distinct banks.
 struct CoreMatrixTile {
-  static constexpr int64_t kGroupBytes = (kWgStepK / 8) * 128 + 32;
+  static constexpr int64_t kCoreBytes = 128 + 32;
+  static constexpr int64_t kGroupBytes = (kWgStepK / 8) * kCoreBytes + 32;
 
   Value memref; // 1-D bf16 in workgroup memory
   int64_t rows;

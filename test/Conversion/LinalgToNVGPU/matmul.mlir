@@ -13,15 +13,15 @@
 // CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
-// CHECK-SAME: workgroup(%[[A:.*]] : memref<8704xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<8704xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<10752xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<10752xbf16, #gpu.address_space<workgroup>>)
 // CHECK: vector.load %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<8xbf16>
-// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<10752xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: scf.for
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<10752xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.barrier
 // CHECK: scf.yield
@@ -42,7 +42,7 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>)
 // CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
   linalg.batch_matmul ins(%p, %v : memref<16x512x512xf32>, memref<16x512x64xf32>) outs(%o : memref<16x512x64xf32>)
