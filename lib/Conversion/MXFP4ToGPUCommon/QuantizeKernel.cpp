@@ -1,4 +1,5 @@
-//===- QuantizeKernel.cpp - fused Hadamard + quantize ----------------------===//
+//===- QuantizeKernel.cpp - fused Hadamard + quantize
+//----------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -11,11 +12,12 @@
 // own rotation, scale rule and outputs.
 //
 // Each group of 64 threads (a gfx950 wave, two NVIDIA warps) owns a 32 x 64
-// region. Row phase: lane l loads the 32 values of row l % 32, column block
-// l / 32 (one 128-byte read per lane for f32), rotates and quantizes them in
-// registers, and parks the raw values in workgroup memory. Column phase: lane
-// l reads column l of the region back (64 consecutive words per row:
-// conflict-free), rotates and quantizes it. The
+// region, which it first stages in workgroup memory with coalesced reads
+// (16 lanes a row; one lane a row would make every 16-byte read of a
+// quarter-warp touch eight rows). Row phase: lane l reads the 32 values of
+// row l % 32, column block l / 32 back, rotates and quantizes them in
+// registers. Column phase: lane l reads column l of the region (consecutive
+// words: conflict-free), rotates and quantizes it. The
 // source is read from global memory once; every output is written once: 16
 // bytes of FP4 a block, one canonical scale byte, and one byte of the
 // gfx950 GEMM's pre-shuffled scale layout. Regions cover the shuffled
@@ -49,6 +51,10 @@ static int64_t roundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 /// Threads that share one 32 x 64 region of the source.
 constexpr int64_t kGroup = 64;
+/// Words between rows of a region in workgroup memory: a multiple of 4 (rows
+/// are read as 16-byte vectors), and 4 mod 32, so that the eight rows one
+/// quarter-warp's vector reads touch lie in distinct banks.
+constexpr int64_t kTileStride = 68;
 
 namespace {
 /// The rows and columns the kernel's regions cover (the source plus the
@@ -97,8 +103,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   Type i8 = b.getI8Type(), f32 = b.getF32Type(), i64 = b.getI64Type();
   Cover cover = getCover(c);
   int64_t regionCols = cover.cols / 64;
-  bool hasColumnJob = llvm::any_of(
-      c.jobs, [](const QuantizeJob &j) { return j.transposed; });
+  bool hasColumnJob =
+      llvm::any_of(c.jobs, [](const QuantizeJob &j) { return j.transposed; });
 
   SmallVector<Type> args = {globalBuffer(ctx, c.rows * c.cols, c.sourceType)};
   for (const QuantizeJob &job : c.jobs) {
@@ -109,8 +115,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     if (job.scales)
       args.push_back(globalBuffer(ctx, outRows * outCols / 32, i8));
     if (job.shuffledScales)
-      args.push_back(globalBuffer(
-          ctx, getShuffledScaleBytes(outRows, outCols / 32), i8));
+      args.push_back(
+          globalBuffer(ctx, getShuffledScaleBytes(outRows, outCols / 32), i8));
   }
   for (const QuantizeJob &job : c.jobs) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
@@ -121,9 +127,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   for (const QuantizeJob &job : c.jobs)
     if (job.stochastic)
       args.append({i64, i64});
-  SmallVector<Type> workgroup;
-  if (hasColumnJob)
-    workgroup.push_back(workgroupBuffer(ctx, 4 * 32 * 64, f32));
+  SmallVector<Type> workgroup = {
+      workgroupBuffer(ctx, 4 * 32 * kTileStride, f32)};
   gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, workgroup);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
@@ -205,7 +210,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       std::tie(packed, byte) = c.convert(b, loc, block, job.rule);
     } else {
       Value codes;
-      std::tie(codes, byte) = num::quantizeBlock(b, loc, block, job.rule, words);
+      std::tie(codes, byte) =
+          num::quantizeBlock(b, loc, block, job.rule, words);
       packed = packCodes(b, loc, codes);
     }
     Value byte8 = arith::TruncIOp::create(b, loc, i8, byte);
@@ -228,15 +234,41 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     }
   };
 
-  // Row phase.
+  // Stage the group's 32 x 64 region in workgroup memory: 16 lanes read a
+  // row's 64 values (coalesced), 4 rows an instruction.
+  Value lds = func.getWorkgroupAttributions()[0];
+  Value waveBase = kb.mul(wave, 32 * kTileStride);
+  auto quadType = [&](Type t) { return VectorType::get({4}, t); };
+  for (int64_t i = 0; i < 8; ++i) {
+    Value tileRow = kb.add(kb.div(lane, 16), 4 * i);
+    Value tileCol = kb.mul(kb.rem(lane, 16), 4);
+    Value at = kb.add(kb.mul(kb.add(kb.mul(regionRow, 32), tileRow), c.cols),
+                      kb.add(kb.mul(regionCol, 64), tileCol));
+    Value valid =
+        kb.andI(kb.lt(kb.add(kb.mul(regionRow, 32), tileRow), c.rows),
+                kb.lt(kb.add(kb.mul(regionCol, 64), tileCol), c.cols));
+    Value quad =
+        kb.load(quadType(c.sourceType), source, valid, at, c.rows * c.cols,
+                /*alignment=*/c.sourceType.isF32() ? 16 : 8);
+    if (!c.sourceType.isF32())
+      quad = arith::ExtFOp::create(b, loc, quadType(f32), quad);
+    vector::StoreOp::create(
+        b, loc, quad, lds,
+        ValueRange{
+            kb.add(waveBase, kb.add(kb.mul(tileRow, kTileStride), tileCol))},
+        /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // Row phase: lane l takes row l % 32, column block l / 32.
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   Value rowValid = kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32));
-  Value offset = kb.add(kb.mul(row, c.cols), kb.mul(colBlock, 32));
-  Value v = kb.load(vecType(c.sourceType), source, rowValid, offset,
-                    c.rows * c.cols, /*alignment=*/16);
-  if (!c.sourceType.isF32())
-    v = arith::ExtFOp::create(b, loc, vecType(f32), v);
+  Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), kTileStride),
+                                         kb.mul(kb.div(lane, 32), 32)));
+  Value v =
+      vector::LoadOp::create(b, loc, vecType(f32), lds, ValueRange{ldsRow},
+                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   for (auto [job, out] : llvm::zip(c.jobs, outputs))
     if (!job.transposed)
       emitJob(v, job, out, row, colBlock, rowValid);
@@ -245,18 +277,14 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     return func;
   }
 
-  // Park the raw row in this group's 32 x 64 tile, then read columns.
-  Value lds = func.getWorkgroupAttributions()[0];
-  Value waveBase = kb.mul(wave, 32 * 64);
-  Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), 64),
-                                         kb.mul(kb.div(lane, 32), 32)));
-  vector::StoreOp::create(b, loc, v, lds, ValueRange{ldsRow});
-  gpu::BarrierOp::create(b, loc);
+  // Column phase: lane l reads column l of the region.
   SmallVector<Value> column;
   for (int64_t i = 0; i < 32; ++i)
     column.push_back(memref::LoadOp::create(
-        b, loc, lds, ValueRange{kb.add(waveBase, kb.add(lane, i * 64))}));
-  Value colVector = vector::FromElementsOp::create(b, loc, vecType(f32), column);
+        b, loc, lds,
+        ValueRange{kb.add(waveBase, kb.add(lane, i * kTileStride))}));
+  Value colVector =
+      vector::FromElementsOp::create(b, loc, vecType(f32), column);
   // The transpose's row is our column; its K block is our region row.
   Value tRow = kb.add(kb.mul(regionCol, 64), lane);
   Value tValid = kb.andI(kb.lt(tRow, c.cols), kb.lt(regionRow, c.rows / 32));

@@ -13,11 +13,12 @@
 // The quantize kernel: the CPU's integer conversion (no FP4 instructions on
 // Hopper), guarded stores, and the transposed job through shared memory.
 // CHECK: gpu.func @quantize_128x128_f32_r_h16d_evenvs_t_h16d_evenv
-// CHECK-SAME: workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-8: vector.load %{{.*}} : memref<16384xf32, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: gpu.barrier
 // CHECK: vector.reduction <maxsi>
 // CHECK: scf.if
 // CHECK: vector.store
-// CHECK: gpu.barrier
 // The GEMM: a 256-entry table of bf16 code pairs, bf16x2 scale multiplies,
 // ldmatrix and mma.sync in a K loop carrying the next step's loads.
 // CHECK: gpu.func @gemm_128x64x128_f32
