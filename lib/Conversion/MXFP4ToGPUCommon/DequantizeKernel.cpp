@@ -1,4 +1,5 @@
-//===- DequantizeKernel.cpp - dequantize on GPUs ---------------------------===//
+//===- DequantizeKernel.cpp - dequantize on GPUs
+//---------------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -40,7 +41,9 @@ static Value expandPortably(OpBuilder &b, Location loc, Value codes,
                             Value byte) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   auto half = VectorType::get({16}, b.getI32Type());
-  auto cv = [&](VectorType t, int64_t v) { return num::constant(b, loc, t, v); };
+  auto cv = [&](VectorType t, int64_t v) {
+    return num::constant(b, loc, t, v);
+  };
   Value bytes = arith::ExtUIOp::create(b, loc, half, codes);
   Value lo = arith::AndIOp::create(b, loc, bytes, cv(half, 15));
   Value hi = arith::ShRUIOp::create(b, loc, bytes, cv(half, 4));
@@ -58,8 +61,7 @@ static Value expandPortably(OpBuilder &b, Location loc, Value codes,
       b, loc, arith::AndIOp::create(b, loc, code, cv(vecI32, 8)),
       cv(vecI32, 28));
   return num::fromBits(
-      b, loc,
-      arith::OrIOp::create(b, loc, num::bitsOf(b, loc, product), sign));
+      b, loc, arith::OrIOp::create(b, loc, num::bitsOf(b, loc, product), sign));
 }
 
 gpu::GPUFuncOp kernels::buildDequantizeKernel(OpBuilder &b, Location loc,
@@ -69,10 +71,11 @@ gpu::GPUFuncOp kernels::buildDequantizeKernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
   int64_t blocks = c.rows * c.cols / 32;
-  gpu::GPUFuncOp func = createKernel(
-      b, loc, module, name,
-      {globalBuffer(ctx, c.rows * c.cols / 2, i8), globalBuffer(ctx, blocks, i8),
-       globalBuffer(ctx, c.rows * c.cols, c.resultType)});
+  gpu::GPUFuncOp func =
+      createKernel(b, loc, module, name,
+                   {globalBuffer(ctx, c.rows * c.cols / 2, i8),
+                    globalBuffer(ctx, blocks, i8),
+                    globalBuffer(ctx, c.rows * c.cols, c.resultType)});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b, loc, c.bounds);
@@ -102,14 +105,14 @@ gpu::GPUFuncOp kernels::buildDequantizeKernel(OpBuilder &b, Location loc,
         b, loc, isZero, c32(1),
         arith::SelectOp::create(b, loc, isNaN, c32(127), byte));
     out = c.expand(b, loc, codes, convByte);
-    Value factor = arith::SelectOp::create(
-        b, loc, isZero, num::constantF32(b, loc, f32, 0.5f),
-        num::constantF32(b, loc, f32, 1.0f));
+    Value factor = arith::SelectOp::create(b, loc, isZero,
+                                           num::constantF32(b, loc, f32, 0.5f),
+                                           num::constantF32(b, loc, f32, 1.0f));
     out = arith::MulFOp::create(
         b, loc, out, vector::BroadcastOp::create(b, loc, vecF32, factor));
   } else {
-    out = expandPortably(b, loc, codes,
-                         arith::SelectOp::create(b, loc, isNaN, c32(127), byte));
+    out = expandPortably(
+        b, loc, codes, arith::SelectOp::create(b, loc, isNaN, c32(127), byte));
   }
   // Scale byte 255 makes the block NaN.
   out = arith::SelectOp::create(

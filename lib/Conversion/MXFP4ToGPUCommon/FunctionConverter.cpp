@@ -126,16 +126,15 @@ LogicalResult FunctionConverter::check() {
       continue;
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.hasStaticShape())
-      return error(func)
-             << "arguments must be tensors of static shape or i64, "
-                "got "
-             << t;
+      return error(func) << "arguments must be tensors of static shape or i64, "
+                            "got "
+                         << t;
   }
   for (Type t : mixed ? TypeRange() : func.getResultTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.hasStaticShape())
-      return error(func)
-             << "results must be tensors of static shape, got " << t;
+      return error(func) << "results must be tensors of static shape, got "
+                         << t;
   }
   if (!func.getBody().hasOneBlock())
     return error(func) << "the function body must be one block";
@@ -158,13 +157,14 @@ LogicalResult FunctionConverter::check() {
       if (static_cast<int64_t>(h.getAxis()) != rank - 1)
         return error(op) << "hadamard must rotate the last axis";
       if (h.getSize() > 32)
-        return error(op) << "hadamard size " << h.getSize()
+        return error(op)
+               << "hadamard size " << h.getSize()
                << " is not supported by the fused quantize kernel (16 and "
                   "32 are)";
       for (Operation *user : h->getUsers())
         if (!isa<QuantizeOp>(user))
           return error(op) << "a hadamard must feed quantize ops "
-                               "only (it is fused into them)";
+                              "only (it is fused into them)";
       return WalkResult::advance();
     }
     if (auto t = dyn_cast<linalg::TransposeOp>(op)) {
@@ -175,7 +175,7 @@ LogicalResult FunctionConverter::check() {
       for (Operation *user : t->getUsers())
         if (!mixed && !isa<QuantizeOp, HadamardOp>(user))
           return error(op) << "a transpose must feed quantize ops "
-                               "(possibly through a hadamard)";
+                              "(possibly through a hadamard)";
       return WalkResult::advance();
     }
     if (auto m = dyn_cast<ScaledMatmulOp>(op)) {
@@ -189,7 +189,7 @@ LogicalResult FunctionConverter::check() {
       if (static_cast<int64_t>(d.getAxis()) != type.getRank() - 1 ||
           d.getBlockSize() != 32)
         return error(op) << "dequantize must be blocked by 32 "
-                             "along the last axis";
+                            "along the last axis";
       return WalkResult::advance();
     }
     if (isa<tensor::EmptyOp, func::ReturnOp>(op))
@@ -200,14 +200,13 @@ LogicalResult FunctionConverter::check() {
         if (auto t = dyn_cast<RankedTensorType>(v.getType());
             t && isa<Float4E2M1FNType, Float8E8M0FNUType>(t.getElementType()))
           return error(op) << "FP4 values and E8M0 scales may only "
-                               "be used by mxfp4 ops";
+                              "be used by mxfp4 ops";
       return WalkResult::advance();
     }
-    return error(op)
-           << "'" << op->getName() << "' has no " << target.name
-           << " lowering; this conversion lowers "
-              "mxfp4.quantize/dequantize/scaled_matmul with the "
-              "mxfp4.hadamard and linalg.transpose that feed them";
+    return error(op) << "'" << op->getName() << "' has no " << target.name
+                     << " lowering; this conversion lowers "
+                        "mxfp4.quantize/dequantize/scaled_matmul with the "
+                        "mxfp4.hadamard and linalg.transpose that feed them";
   };
   for (Operation &op : func.getBody().front())
     if (checkOp(&op).wasInterrupted())
@@ -243,11 +242,11 @@ Value FunctionConverter::alloc(Location loc, RankedTensorType type) {
 /// The launch operand for `buffer`: a view in the global address space.
 Value FunctionConverter::deviceType(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
-  return memref::MemorySpaceCastOp::create(
-      b, buffer.getLoc(),
-      globalBuffer(b.getContext(), type.getNumElements(),
-                   type.getElementType()),
-      buffer);
+  return memref::MemorySpaceCastOp::create(b, buffer.getLoc(),
+                                           globalBuffer(b.getContext(),
+                                                        type.getNumElements(),
+                                                        type.getElementType()),
+                                           buffer);
 }
 
 void FunctionConverter::launch(Location loc, const KernelLaunch &kernel,
@@ -307,8 +306,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     FailureOr<QuantizeSource> s = analyze(q);
     if (failed(s))
       return failure();
-    if (s->root != firstSource->root ||
-        llvm::any_of(members, [&](auto &m) {
+    if (s->root != firstSource->root || llvm::any_of(members, [&](auto &m) {
           return m.second.transposed == s->transposed;
         }))
       continue;
@@ -323,8 +321,13 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
       sourceType.getRank() != 2)
     return error(first) << "a transposed quantization needs a 2-D "
                            "source";
-  QuantizeConfig config{rows, cols, sourceType.getElementType(), {},
-                        target.bounds, target.convertBlock};
+  QuantizeConfig config{rows,
+                        cols,
+                        sourceType.getElementType(),
+                        {},
+                        target.bounds,
+                        target.convertBlock,
+                        target.stageQuantizeRows};
   Value root = bufferOf(loc, firstSource->root);
   if (!root)
     return error(first) << "the quantized tensor must be an argument "
@@ -362,9 +365,9 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
       auto type = q.getScales().getType();
       scales.shuffled = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({getShuffledScaleBytes(type.getDimSize(0),
-                                              type.getDimSize(1))},
-                          b.getI8Type()));
+          MemRefType::get(
+              {getShuffledScaleBytes(type.getDimSize(0), type.getDimSize(1))},
+              b.getI8Type()));
       operands.push_back(scales.shuffled);
     }
     device[q.getScales()] = scales;
@@ -377,7 +380,8 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
   }
   for (auto &[q, source] : members)
     if (q.getRounding() == Rounding::stochastic)
-      scalars.append({bufferOf(loc, q.getSeed()), bufferOf(loc, q.getCounter())});
+      scalars.append(
+          {bufferOf(loc, q.getSeed()), bufferOf(loc, q.getCounter())});
   if (llvm::any_of(scalars, [](Value v) { return !v; }))
     return error(first) << "a seed, step or counter must be a "
                            "function argument or a constant";
@@ -442,8 +446,7 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     // Split K: the splits' partial products meet in a workspace.
     Value workspace = memref::AllocOp::create(
         b, loc,
-        MemRefType::get({gemm.gemm.gridZ * shape.m * shape.n},
-                        b.getF32Type()));
+        MemRefType::get({gemm.gemm.gridZ * shape.m * shape.n}, b.getF32Type()));
     inputs.push_back(workspace);
     launch(loc, gemm.gemm, inputs);
     outputs.insert(outputs.begin(), workspace);
@@ -580,8 +583,9 @@ LogicalResult FunctionConverter::runStrict() {
   for (Type t : func.getResultTypes())
     resultTypes.push_back(getBufferType(cast<RankedTensorType>(t)));
   b.setInsertionPoint(func);
-  auto host = func::FuncOp::create(b, func.getLoc(), func.getName(),
-                                   FunctionType::get(ctx, argTypes, resultTypes));
+  auto host =
+      func::FuncOp::create(b, func.getLoc(), func.getName(),
+                           FunctionType::get(ctx, argTypes, resultTypes));
   host.setVisibility(func.getVisibility());
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     for (NamedAttribute attr : function_interface_impl::getArgAttrs(func, i))

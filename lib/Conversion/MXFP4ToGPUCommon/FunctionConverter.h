@@ -52,6 +52,9 @@ struct KernelTarget {
   /// The prefix of diagnostics ("gfx950", "sm_90a").
   std::string name;
   BoundsMode bounds = BoundsMode::guarded;
+  /// Whether the quantize kernel stages its regions in workgroup memory with
+  /// coalesced reads (QuantizeConfig::stageRows).
+  bool stageQuantizeRows = false;
   BlockConverter convertBlock;
   BlockExpander expandBlock;
   /// Whether the GEMM reads gfx950's pre-shuffled scales instead of

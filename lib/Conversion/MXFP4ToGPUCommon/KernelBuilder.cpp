@@ -1,4 +1,5 @@
-//===- KernelBuilder.cpp - index math and memory access in kernels ------------------===//
+//===- KernelBuilder.cpp - index math and memory access in kernels
+//------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -117,7 +118,7 @@ void KernelBuilder::store(Value value, Value buffer, Value valid, Value offset,
 }
 
 MemRefType kernels::globalBuffer(MLIRContext *context, int64_t size,
-                                Type type) {
+                                 Type type) {
   return MemRefType::get(
       {size}, type, MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Global));
@@ -130,12 +131,11 @@ gpu::GPUFuncOp kernels::createKernel(OpBuilder &b, Location loc,
                                      int64_t threads) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, name, b.getFunctionType(argTypes, {}), workgroupBuffers,
-      TypeRange{});
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}),
+                             workgroupBuffers, TypeRange{});
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   return func;
 }
 

@@ -1,4 +1,5 @@
-//===- KernelBuilder.h - index math and memory access in kernels -*- C++ -*-===//
+//===- KernelBuilder.h - index math and memory access in kernels -*- C++
+//-*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -71,8 +72,8 @@ public:
   Value load(Type type, Value buffer, Value valid, Value offset, int64_t size,
              unsigned alignment = 0);
   /// Stores `value` at `offset` of `buffer` where `valid`.
-  void store(Value value, Value buffer, Value valid, Value offset,
-             int64_t size, unsigned alignment = 0);
+  void store(Value value, Value buffer, Value valid, Value offset, int64_t size,
+             unsigned alignment = 0);
 
 private:
   OpBuilder &b;
@@ -82,9 +83,8 @@ private:
 
 /// Creates a kernel `name` in `module` with `argTypes` and `threads`
 /// threads per block, and positions `b` at its start.
-gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc,
-                            gpu::GPUModuleOp module, StringRef name,
-                            TypeRange argTypes,
+gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                            StringRef name, TypeRange argTypes,
                             TypeRange workgroupBuffers = {},
                             int64_t threads = 256);
 

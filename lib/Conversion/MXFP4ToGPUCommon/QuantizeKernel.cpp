@@ -12,12 +12,14 @@
 // own rotation, scale rule and outputs.
 //
 // Each group of 64 threads (a gfx950 wave, two NVIDIA warps) owns a 32 x 64
-// region, which it first stages in workgroup memory with coalesced reads
-// (16 lanes a row; one lane a row would make every 16-byte read of a
-// quarter-warp touch eight rows). Row phase: lane l reads the 32 values of
-// row l % 32, column block l / 32 back, rotates and quantizes them in
-// registers. Column phase: lane l reads column l of the region (consecutive
-// words: conflict-free), rotates and quantizes it. The
+// region. Row phase: lane l takes the 32 values of row l % 32, column block
+// l / 32, rotates and quantizes them in registers. On NVIDIA the group first
+// stages its region in workgroup memory with coalesced reads, 16 lanes a
+// row (one lane a row makes every 16-byte read of a quarter-warp touch
+// eight rows), and lanes read their blocks back; on gfx950 each lane reads
+// its block (128 bytes for f32) and parks it in workgroup memory. Column
+// phase: lane l reads column l of the region (consecutive words:
+// conflict-free), rotates and quantizes it. The
 // source is read from global memory once; every output is written once: 16
 // bytes of FP4 a block, one canonical scale byte, and one byte of the
 // gfx950 GEMM's pre-shuffled scale layout. Regions cover the shuffled
@@ -51,9 +53,9 @@ static int64_t roundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 /// Threads that share one 32 x 64 region of the source.
 constexpr int64_t kGroup = 64;
-/// Words between rows of a region in workgroup memory: a multiple of 4 (rows
-/// are read as 16-byte vectors), and 4 mod 32, so that the eight rows one
-/// quarter-warp's vector reads touch lie in distinct banks.
+/// Words between rows of a staged region in workgroup memory: a multiple of
+/// 4 (rows are read as 16-byte vectors), and 4 mod 32, so that the eight
+/// rows one quarter-warp's vector reads touch lie in distinct banks.
 constexpr int64_t kTileStride = 68;
 
 namespace {
@@ -127,8 +129,11 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   for (const QuantizeJob &job : c.jobs)
     if (job.stochastic)
       args.append({i64, i64});
-  SmallVector<Type> workgroup = {
-      workgroupBuffer(ctx, 4 * 32 * kTileStride, f32)};
+  // Words between rows of a region in workgroup memory (see kTileStride).
+  int64_t stride = c.stageRows ? kTileStride : 64;
+  SmallVector<Type> workgroup;
+  if (c.stageRows || hasColumnJob)
+    workgroup.push_back(workgroupBuffer(ctx, 4 * 32 * stride, f32));
   gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, workgroup);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
@@ -234,41 +239,51 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     }
   };
 
-  // Stage the group's 32 x 64 region in workgroup memory: 16 lanes read a
-  // row's 64 values (coalesced), 4 rows an instruction.
-  Value lds = func.getWorkgroupAttributions()[0];
-  Value waveBase = kb.mul(wave, 32 * kTileStride);
-  auto quadType = [&](Type t) { return VectorType::get({4}, t); };
-  for (int64_t i = 0; i < 8; ++i) {
-    Value tileRow = kb.add(kb.div(lane, 16), 4 * i);
-    Value tileCol = kb.mul(kb.rem(lane, 16), 4);
-    Value at = kb.add(kb.mul(kb.add(kb.mul(regionRow, 32), tileRow), c.cols),
-                      kb.add(kb.mul(regionCol, 64), tileCol));
-    Value valid =
-        kb.andI(kb.lt(kb.add(kb.mul(regionRow, 32), tileRow), c.rows),
-                kb.lt(kb.add(kb.mul(regionCol, 64), tileCol), c.cols));
-    Value quad =
-        kb.load(quadType(c.sourceType), source, valid, at, c.rows * c.cols,
-                /*alignment=*/c.sourceType.isF32() ? 16 : 8);
-    if (!c.sourceType.isF32())
-      quad = arith::ExtFOp::create(b, loc, quadType(f32), quad);
-    vector::StoreOp::create(
-        b, loc, quad, lds,
-        ValueRange{
-            kb.add(waveBase, kb.add(kb.mul(tileRow, kTileStride), tileCol))},
-        /*nontemporal=*/false, llvm::MaybeAlign(16));
-  }
-  gpu::BarrierOp::create(b, loc);
-
-  // Row phase: lane l takes row l % 32, column block l / 32.
+  Value lds;
+  if (hasColumnJob || c.stageRows)
+    lds = func.getWorkgroupAttributions()[0];
+  Value waveBase = kb.mul(wave, 32 * stride);
+  // Lane l's row-phase block: row l % 32, column block l / 32.
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   Value rowValid = kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32));
-  Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), kTileStride),
+  Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), stride),
                                          kb.mul(kb.div(lane, 32), 32)));
-  Value v =
-      vector::LoadOp::create(b, loc, vecType(f32), lds, ValueRange{ldsRow},
-                             /*nontemporal=*/false, llvm::MaybeAlign(16));
+  Value v;
+  if (c.stageRows) {
+    // Stage the group's region: 16 lanes read a row's 64 values
+    // (coalesced), 4 rows an instruction; then read lane l's block back.
+    auto quadType = [&](Type t) { return VectorType::get({4}, t); };
+    for (int64_t i = 0; i < 8; ++i) {
+      Value tileRow = kb.add(kb.div(lane, 16), 4 * i);
+      Value tileCol = kb.mul(kb.rem(lane, 16), 4);
+      Value srcRow = kb.add(kb.mul(regionRow, 32), tileRow);
+      Value srcCol = kb.add(kb.mul(regionCol, 64), tileCol);
+      Value valid = kb.andI(kb.lt(srcRow, c.rows), kb.lt(srcCol, c.cols));
+      Value quad =
+          kb.load(quadType(c.sourceType), source, valid,
+                  kb.add(kb.mul(srcRow, c.cols), srcCol), c.rows * c.cols,
+                  /*alignment=*/c.sourceType.isF32() ? 16 : 8);
+      if (!c.sourceType.isF32())
+        quad = arith::ExtFOp::create(b, loc, quadType(f32), quad);
+      vector::StoreOp::create(
+          b, loc, quad, lds,
+          ValueRange{
+              kb.add(waveBase, kb.add(kb.mul(tileRow, kTileStride), tileCol))},
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+    gpu::BarrierOp::create(b, loc);
+    v = vector::LoadOp::create(b, loc, vecType(f32), lds, ValueRange{ldsRow},
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+  } else {
+    Value offset = kb.add(kb.mul(row, c.cols), kb.mul(colBlock, 32));
+    v = kb.load(vecType(c.sourceType), source, rowValid, offset,
+                c.rows * c.cols, /*alignment=*/16);
+    if (!c.sourceType.isF32())
+      v = arith::ExtFOp::create(b, loc, vecType(f32), v);
+  }
+
+  // Row phase.
   for (auto [job, out] : llvm::zip(c.jobs, outputs))
     if (!job.transposed)
       emitJob(v, job, out, row, colBlock, rowValid);
@@ -276,13 +291,17 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     gpu::ReturnOp::create(b, loc);
     return func;
   }
+  if (!c.stageRows) {
+    // Park the raw row in this group's tile for the column phase.
+    vector::StoreOp::create(b, loc, v, lds, ValueRange{ldsRow});
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // Column phase: lane l reads column l of the region.
   SmallVector<Value> column;
   for (int64_t i = 0; i < 32; ++i)
     column.push_back(memref::LoadOp::create(
-        b, loc, lds,
-        ValueRange{kb.add(waveBase, kb.add(lane, i * kTileStride))}));
+        b, loc, lds, ValueRange{kb.add(waveBase, kb.add(lane, i * stride))}));
   Value colVector =
       vector::FromElementsOp::create(b, loc, vecType(f32), column);
   // The transpose's row is our column; its K block is our region row.

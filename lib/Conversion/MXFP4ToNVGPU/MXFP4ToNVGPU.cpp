@@ -44,6 +44,7 @@ static KernelTarget getSm90Target() {
   KernelTarget target;
   target.name = "sm_90a";
   target.bounds = BoundsMode::guarded;
+  target.stageQuantizeRows = true;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                    const GemmShape &shape) -> GemmLaunch {
     sm90::GemmConfig config{shape.m, shape.n, shape.k, shape.resultType,
@@ -66,15 +67,15 @@ static KernelTarget getSm90Target() {
                          sm90::buildGemmKernel),
                sm90::gemmBlocks(config), sm90::kBlockThreads}};
     // The split GEMM writes f32 partial products whatever C's types.
-    return {{getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}", config.m,
-                                     config.n, config.k, splits),
-                       sm90::buildGemmKernel),
-             sm90::gemmBlocks(config), sm90::kBlockThreads, splits},
-            KernelLaunch{
-                getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}", splits,
-                                        config.m, config.n, types),
-                          sm90::buildAddSplitsKernel),
-                sm90::addSplitsBlocks(config)}};
+    return {
+        {getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}", config.m,
+                                 config.n, config.k, splits),
+                   sm90::buildGemmKernel),
+         sm90::gemmBlocks(config), sm90::kBlockThreads, splits},
+        KernelLaunch{getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}",
+                                             splits, config.m, config.n, types),
+                               sm90::buildAddSplitsKernel),
+                     sm90::addSplitsBlocks(config)}};
   };
   return target;
 }
@@ -94,8 +95,7 @@ struct ConvertMXFP4ToNVGPUPass
       return signalPassFailure();
     }
     auto target = NVVM::NVVMTargetAttr::get(
-        &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda", chip,
-        "+ptx80");
+        &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, "+ptx80");
     if (failed(convertMXFP4Functions(module, getSm90Target(), target, mixed)))
       signalPassFailure();
   }

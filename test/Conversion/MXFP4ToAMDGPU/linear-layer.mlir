@@ -18,20 +18,18 @@
 // CHECK: return
 
 // CHECK: gpu.module @mxfp4_kernels [#rocdl.target<O = 3, chip = "gfx950", abi = "500">]
-// The quantize kernel: the source read once, 16 lanes a row, into LDS; the
-// row-wise blocks read back and quantized in registers, then the transposed
-// ones.
+// The quantize kernel: one load of the source, row-wise blocks in
+// registers, the transposed blocks through LDS.
 // CHECK-LABEL: gpu.func @quantize_64x64_f32_r_h16d_evenvp_t_h16d_evenvp(
-// CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: amdgpu.fat_raw_buffer_cast
-// CHECK-COUNT-8: vector.load %{{.*}} : memref<4096xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>
-// CHECK: gpu.barrier
-// CHECK: vector.load %{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// CHECK-COUNT-1: vector.load %{{.*}} : memref<4096xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<32xf32>
 // CHECK: vector.reduction <maxsi>
 // CHECK-COUNT-16: amdgpu.packed_scaled_trunc
 // CHECK: vector.store %{{.*}} : memref<2048xi8, #amdgpu.address_space<fat_raw_buffer>>, vector<16xi8>
-// CHECK-NOT: gpu.barrier
+// CHECK: vector.store %{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// CHECK: gpu.barrier
 // CHECK-COUNT-16: amdgpu.packed_scaled_trunc
 // CHECK: gpu.return
 

@@ -1,22 +1,22 @@
 // The fused Hadamard + quantize kernel at the ISA level: a bf16 source with
 // its row-wise (H32, even scales) and its transposed (H16, floor scales)
-// quantization in one kernel. The group's 32 x 64 region is read once into
-// LDS, 16 lanes a row (8 x 8 bytes a lane), converts each block with 16
-// v_cvt_scalef32_pk_fp4_f32 (two values each), writes 16 bytes of FP4 and
-// one scale byte per block.
+// quantization in one kernel. Each lane reads its 32 bf16 values once (4
+// x 16 bytes), converts each block with 16 v_cvt_scalef32_pk_fp4_f32 (two
+// values each), writes 16 bytes of FP4 and one scale byte per block, and
+// moves the raw block through LDS for the transposed job.
 // RUN: mxfp4-run compile %s --target=gfx950 --assembly=%t.s
 // RUN: FileCheck %s < %t.s
 // RUN: awk '/^quantize/{q=1} q && /v_cvt_scalef32_pk_fp4_f32/{c++} q && /buffer_load/{l++} q && /buffer_store_dwordx4/{v++} q && /buffer_store_byte/{s++} q && /s_endpgm/{print c, l, v, s; exit}' %t.s | FileCheck %s --check-prefix=COUNT
-// COUNT: 32 8 2 2
+// COUNT: 32 4 2 2
 
 // CHECK-LABEL: quantize_256x512_bf16_r_h32db_evenvs_t_h16db_floorvs:
-// CHECK: buffer_load_dwordx2
-// CHECK: ds_write_b128
+// CHECK: buffer_load_dwordx4
+// CHECK-DAG: v_cvt_scalef32_pk_fp4_f32
+// CHECK-DAG: ds_write_b128
 // CHECK: s_barrier
-// CHECK: v_cvt_scalef32_pk_fp4_f32
 // CHECK-NOT: scratch_
 // CHECK: s_endpgm
-// CHECK: .group_segment_fixed_size: 34816
+// CHECK: .group_segment_fixed_size: 32768
 // CHECK: .private_segment_fixed_size: 0
 // CHECK: .vgpr_spill_count: 0
 
