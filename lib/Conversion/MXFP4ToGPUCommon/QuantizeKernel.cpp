@@ -1,5 +1,4 @@
-//===- QuantizeKernel.cpp - fused Hadamard + quantize
-//----------------------===//
+//===- QuantizeKernel.cpp - fused Hadamard + quantize ---------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception

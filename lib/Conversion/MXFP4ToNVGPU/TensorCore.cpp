@@ -33,6 +33,20 @@ Value SharedTile::offset(KernelBuilder &kb, Value row, Value k) const {
                      : kb.add(kb.mul(k, stride()), row);
 }
 
+Value sm90::sharedAddress(KernelBuilder &kb, Value memref, Value element) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      kb.builder(), kb.location(), memref);
+  return kb.add(base, kb.mul(element, 2));
+}
+
+Value sm90::sharedPointer(KernelBuilder &kb, Value address) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value i32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i32);
+}
+
 SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
                                       Value row, Value k, bool aOrder) {
   OpBuilder &b = kb.builder();
@@ -45,11 +59,7 @@ SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
   Value laneK = t.kContiguous ? kb.mul(kHi, 8) : kb.add(kb.mul(kHi, 8), r);
   Value element = t.offset(kb, kb.add(row, laneRow), kb.add(k, laneK));
 
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, t.memref);
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI32Type(), kb.add(base, kb.mul(element, 2)));
-  Value pointer = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+  Value pointer = sharedPointer(kb, sharedAddress(kb, t.memref, element));
   Type i32 = b.getI32Type();
   auto structType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});

@@ -66,6 +66,14 @@ struct SharedTile {
   Value offset(KernelBuilder &kb, Value row, Value k) const;
 };
 
+/// The byte address (index) in shared memory of bf16 element `element` of
+/// the workgroup buffer `memref`.
+Value sharedAddress(KernelBuilder &kb, Value memref, Value element);
+
+/// `address` (from `sharedAddress`) as an LLVM shared-memory pointer, the
+/// operand of `ldmatrix`/`stmatrix`.
+Value sharedPointer(KernelBuilder &kb, Value address);
+
 /// The four registers of an `ldmatrix.x4` of the 16 x 16 sub-tile of `t` at
 /// (row, k): A's fragment of rows row..row+15 if `aOrder`, else B's
 /// fragments of the two n8 tiles at row and row + 8 (two registers each).

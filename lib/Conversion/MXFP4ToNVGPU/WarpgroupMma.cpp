@@ -20,30 +20,16 @@
 
 #include "WarpgroupMma.h"
 
+#include "TensorCore.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::sm90;
-
-/// The byte address in shared memory of element `element` of `memref`.
-static Value sharedAddress(KernelBuilder &kb, Value memref, Value element) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-      kb.builder(), kb.location(), memref);
-  return kb.add(base, kb.mul(element, 2));
-}
-
-static Value sharedPointer(KernelBuilder &kb, Value address) {
-  OpBuilder &b = kb.builder();
-  Location loc = kb.location();
-  Value i32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i32);
-}
 
 Value CoreMatrixTile::offset(KernelBuilder &kb, Value stage, Value row,
                              Value k) const {
