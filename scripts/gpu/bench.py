@@ -58,11 +58,10 @@ for line in open(f"{root}/bench.txt"):
         if fields[0] == "u8":
             count, low, high = map(int, fields[1:])
             a = rng.integers(low, high, count, dtype=np.uint8)
-        elif fields[0] == "bf16":  # bf16 bits of normal values, as uint16
+        else:  # f32:ROWS:COLS or bf16:ROWS:COLS (bf16 bits as uint16)
             a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
-            a = (a.view(np.uint32) >> 16).astype(np.uint16)
-        else:
-            a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
+            if fields[0] == "bf16":
+                a = (a.view(np.uint32) >> 16).astype(np.uint16)
         np.save(f"{case}/in{i}.npy", a)
         args.append(f"--input=@in{i}.npy")
     step = specs == ["plan"]
