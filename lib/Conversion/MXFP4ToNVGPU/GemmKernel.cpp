@@ -1,4 +1,4 @@
-//===- GemmKernel.cpp - MXFP4 GEMM on Hopper tensor cores -----------------===//
+//===- GemmKernel.cpp - MXFP4 GEMM on Hopper warpgroup MMAs ---------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -6,37 +6,48 @@
 //===----------------------------------------------------------------------===//
 //
 // C[M, N] (+)= A[M, K] * B[N, K]^T with FP4 values and canonical E8M0
-// scales in memory. sm_90 has no FP4 tensor cores, so each K step expands
-// the tiles to bf16 in shared memory and multiplies them with
-// `mma.sync.m16n8k16.bf16` into f32 accumulators.
+// scales in memory. sm_90 has no FP4 tensor cores, so each K step of 32 (one
+// scale block) expands the tiles to bf16 in shared memory, in wgmma's
+// core-matrix layout (WarpgroupMma.h), and two warpgroups multiply a
+// 128 x 128 block tile with `wgmma.mma_async` into f32 accumulators.
 //
 // The expansion is exact: an FP4 value times its power-of-two scale has at
 // most two significant bits and lies in bf16's range exactly when it lies
 // in f32's (byte 0 gives the bf16 subnormal 2^-127; 6 * 2^127 overflows in
-// both). Each thread expands one 32-element block of A and one of B per K
-// step: a byte of two codes indexes a 256-entry table of bf16 pairs, and one
-// `mul.bf16x2` applies the scale (byte 255 makes the block NaN).
+// both). It is arithmetic, not a table lookup: shared memory and L1 are
+// what bound this kernel (the MMAs' operand reads, the expanded tiles'
+// stores, the loads), and a lookup a value pair would add to them. Code bits
+// s e1 e0 m moved to bf16 bits 15 and 8..6 are the FP4 value times 2^-126
+// (e1 e0 = 0 gives bf16's subnormals 0 and 2^-127); `mul.bf16x2` by 2^126,
+// then by the scale, gives the value (byte 255 makes the block NaN).
 //
-// The MMAs are TensorCore.h's (128 x 128 block tiles, K steps of 64, 8
-// warps); the next step's global loads are issued before this step's MMAs.
-// Ragged M and N are guarded; K is a multiple of 32.
+// Warpgroup 0 expands A's 128 rows and warpgroup 1 B's, a row block (16
+// bytes of codes and a scale byte) each thread and K step. Loads come in
+// pairs of K steps so that two lanes read a row's 32 contiguous bytes: a
+// warp's load touches 16 rows, not 32, and L1 (busy with the MMAs' and the
+// expansion's shared-memory traffic) serves half the wavefronts. Lane
+// 2a + b loads steps b and 1 - b of its rows r0(a) and r1(a) = r0(a) + 16;
+// in step j it expands slot (j + b) % 2, so every lane works every step.
+// A pair's loads are issued a pair ahead. Ragged M and N are guarded; K is
+// a multiple of 32.
 //
 // Weight gradients (a small C, K = tokens) have too few tiles to fill the
 // device: there K is split (TensorCore.h's splitK), grid z picks a range of
 // K steps, each split writes its f32 partial C to a workspace, and a second
 // kernel adds the splits in split order (then the accumulator) and converts
 // to C's type. That is deterministic, but the f32 sum is rounded split by
-// split: unsplit, C is one in-order sum over K like the CPU's, and only the
-// GEMMs that split lose bit-identity with it.
+// split: unsplit, C is one sum over K in the tensor cores' order, and the
+// GEMMs that split round once more per split.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
-#include "TensorCore.h"
+#include "WarpgroupMma.h"
 
 #include "../MXFP4ToLinalg/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -54,10 +65,17 @@ int64_t sm90::gemmBlocks(const GemmConfig &c) {
 }
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
-  return splitK(gemmBlocks(c), ceilDiv(c.k, kStepK));
+  // In pairs of K steps, the main loop's unit.
+  return splitK(gemmBlocks(c), ceilDiv(c.k, 2 * kWgStepK));
 }
 
 namespace {
+
+/// One K step of this thread's row: 16 bytes of codes (vector<4xi32>) and
+/// the scale byte.
+struct RowBlock {
+  Value codes, scale;
+};
 
 /// Builds the kernel body; one instance per kernel.
 class GemmBuilder {
@@ -69,74 +87,61 @@ public:
 
 private:
   Value i32(int64_t v) { return num::constant(b, loc, b.getI32Type(), v); }
-  /// The bf16 bits of E2M1 code `code` (i32, 0..15).
-  Value codeBits(Value code);
-  void fillTable(Value table, Value tid);
-  /// Loads block `kBlock` of row `row` of an operand with `rows` rows:
-  /// 16 bytes of codes and the scale byte (zeros outside).
-  std::pair<Value, Value> loadBlock(Value values, Value scales, Value row,
-                                    Value kBlock, int64_t rows);
-  /// Expands a block into the shared tile at `offset` (elements).
-  void expandBlock(Value codes, Value scale, Value table, Value tile,
-                   Value offset);
-  /// Writes this warp's part of C (plus `acc`, if any) to `out`; split K
-  /// (`split` is the split's index), its f32 partial C to the workspace
+  /// Slot `slot` of this thread's row blocks of the K step pair `pair`
+  /// (zeros outside K).
+  RowBlock load(Value pair, int64_t slot);
+  /// Expands step `j` of a pair from the thread's `slots` into `stage`.
+  void expand(ArrayRef<RowBlock> slots, int64_t j, int64_t stage);
+  /// The scale byte as a pair of bf16 (vector<2xbf16>).
+  Value scalePair(Value scale);
+  /// Writes this warpgroup's part of C (plus `acc`, if any) to `out`; split
+  /// K (`split` is the split's index), its f32 partial C to the workspace
   /// `out` instead.
-  void epilogue(Value acc, Value out, Value split,
-                ArrayRef<Value> accumulators, Value rowBase, Value colBase);
+  void epilogue(Value acc, Value out, Value split, Value accumulators,
+                Value rowBase, Value colBase);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
   const GemmConfig &c;
+  // Set by build: the operands as words, this thread's operand (i1, B), its
+  // lane's place in a pair (b, as index and i1) and the rows of its two
+  // slots, the block tile's origin and the shared tiles.
+  Value aValues, aScales, bValues, bScales;
+  Value expandsB, pairLane, oddLane, slotRows[2], m0, n0;
+  CoreMatrixTile aTile, bTile;
 };
 
 } // namespace
 
-Value GemmBuilder::codeBits(Value code) {
-  // Magnitude codes 2..7 are 2^(e-1) (1 + m/2) for bits e e m: bf16 bits
-  // (code << 6) + 0x3F00; code 1 is 0.5 and code 0 is 0.
-  Value magnitude = arith::AndIOp::create(b, loc, code, i32(7));
-  Value normal = arith::AddIOp::create(
-      b, loc, arith::ShLIOp::create(b, loc, magnitude, i32(6)), i32(0x3F00));
-  Value bits = arith::SelectOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude,
-                            i32(2)),
-      arith::MulIOp::create(b, loc, magnitude, i32(0x3F00)), normal);
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, code, i32(8)), i32(12));
-  return arith::OrIOp::create(b, loc, bits, sign);
-}
-
-void GemmBuilder::fillTable(Value table, Value tid) {
-  Value byte = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
-  Value lo = codeBits(arith::AndIOp::create(b, loc, byte, i32(15)));
-  Value hi = codeBits(arith::ShRUIOp::create(b, loc, byte, i32(4)));
-  Value pair = arith::OrIOp::create(
-      b, loc, lo, arith::ShLIOp::create(b, loc, hi, i32(16)));
-  memref::StoreOp::create(b, loc, pair, table, ValueRange{tid});
-}
-
-std::pair<Value, Value> GemmBuilder::loadBlock(Value values, Value scales,
-                                               Value row, Value kBlock,
-                                               int64_t rows) {
+RowBlock GemmBuilder::load(Value pair, int64_t slot) {
   int64_t kBlocks = c.k / 32;
-  Value valid = kb.andI(kb.lt(row, rows), kb.lt(kBlock, kBlocks));
-  Value block = kb.add(kb.mul(row, kBlocks), kBlock);
-  Value codes = kb.load(VectorType::get({4}, b.getI32Type()), values, valid,
-                        kb.mul(block, 4), rows * kBlocks * 4,
-                        /*alignment=*/16);
-  Value scale = kb.load(b.getI8Type(), scales, valid, block, rows * kBlocks);
-  return {codes, scale};
+  Type i8 = b.getI8Type();
+  auto codesType = VectorType::get({4}, b.getI32Type());
+  Value step = kb.add(kb.mul(pair, 2), slot ? kb.xorI(pairLane, 1) : pairLane);
+  // A warpgroup reads one operand: the branch is uniform in every warp.
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{codesType, i8}, expandsB,
+                                /*withElseRegion=*/true);
+  auto emit = [&](Block *block, Value values, Value scales, Value origin,
+                  int64_t rows) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(block);
+    Value r = kb.add(origin, slotRows[slot]);
+    Value valid = kb.andI(kb.lt(r, rows), kb.lt(step, kBlocks));
+    Value at = kb.add(kb.mul(r, kBlocks), step);
+    Value codes = kb.load(codesType, values, valid, kb.mul(at, 4),
+                          rows * kBlocks * 4, /*alignment=*/16);
+    Value scale = kb.load(i8, scales, valid, at, rows * kBlocks);
+    scf::YieldOp::create(b, loc, ValueRange{codes, scale});
+  };
+  emit(ifOp.thenBlock(), bValues, bScales, n0, c.n);
+  emit(ifOp.elseBlock(), aValues, aScales, m0, c.m);
+  return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
-void GemmBuilder::expandBlock(Value codes, Value scale, Value table,
-                              Value tile, Value offset) {
-  Type i32Type = b.getI32Type();
-  auto pairType = VectorType::get({2}, b.getBF16Type());
-  // The scale as bf16: 2^(s-127); byte 0 is the subnormal 2^-127, 255 NaN.
-  Value s = arith::ExtUIOp::create(b, loc, i32Type, scale);
+Value GemmBuilder::scalePair(Value scale) {
+  // 2^(s-127) as bf16: byte 0 is the subnormal 2^-127, 255 NaN.
+  Value s = arith::ExtUIOp::create(b, loc, b.getI32Type(), scale);
   Value bits = arith::SelectOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
@@ -145,50 +150,74 @@ void GemmBuilder::expandBlock(Value codes, Value scale, Value table,
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(255)),
           i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
-  Value packedScale = arith::OrIOp::create(
+  Value packed = arith::OrIOp::create(
       b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
-  Value scalePair = vector::BitCastOp::create(
-      b, loc, pairType,
-      vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
-                                  packedScale));
-  SmallVector<Value> words;
-  for (int64_t w = 0; w < 4; ++w) {
-    Value word = vector::ExtractOp::create(b, loc, codes, w);
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({2}, b.getBF16Type()),
+      vector::BroadcastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
+                                  packed));
+}
+
+void GemmBuilder::expand(ArrayRef<RowBlock> slots, int64_t j, int64_t stage) {
+  // Slot (j + b) % 2: slot j for even lanes, the other for odd ones.
+  auto pick = [&](Value even, Value odd) {
+    return kb.select(oddLane, odd, even);
+  };
+  RowBlock block = {pick(slots[j].codes, slots[1 - j].codes),
+                    pick(slots[j].scale, slots[1 - j].scale)};
+  Value row = pick(slotRows[j], slotRows[1 - j]);
+  Type i32Type = b.getI32Type();
+  auto pairType = VectorType::get({2}, b.getBF16Type());
+  auto asPair = [&](Value word) {
+    return vector::BitCastOp::create(
+        b, loc, pairType,
+        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
+                                    word));
+  };
+  Value scale = scalePair(block.scale);
+  Value twoTo126 = asPair(i32(0x7E807E80));
+  SmallVector<Value> chunks;
+  for (int64_t q = 0; q < 4; ++q) {
+    Value word = vector::ExtractOp::create(b, loc, block.codes, q);
+    Value high = arith::ShRUIOp::create(b, loc, word, i32(4));
+    SmallVector<Value> pairs;
     for (int64_t j = 0; j < 4; ++j) {
-      Value byte = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, word, i32(8 * j)), i32(255));
-      Value entry = memref::LoadOp::create(
-          b, loc, table,
-          ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                byte)});
-      Value pair = vector::BitCastOp::create(
-          b, loc, pairType,
-          vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
-                                      entry));
-      pair = arith::MulFOp::create(b, loc, pair, scalePair);
-      words.push_back(vector::ExtractOp::create(
+      // Byte j of the word (codes 2j, 2j + 1) at bits 0..7 and byte j of
+      // the word shifted by 4 (code 2j + 1) at bits 16..23.
+      int64_t selector = j | j << 4 | (4 + j) << 8 | (4 + j) << 12;
+      Value x =
+          NVVM::PermuteOp::create(b, loc, i32Type, word, high, i32(selector),
+                                  NVVM::PermuteMode::DEFAULT);
+      Value magnitudes = arith::AndIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, x, i32(6)), i32(0x01C001C0));
+      Value signs = arith::AndIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, x, i32(12)), i32(0x80008000));
+      Value pair = asPair(arith::OrIOp::create(b, loc, magnitudes, signs));
+      pair = arith::MulFOp::create(b, loc, pair, twoTo126);
+      pair = arith::MulFOp::create(b, loc, pair, scale);
+      pairs.push_back(vector::ExtractOp::create(
           b, loc,
           vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type),
                                     pair),
           0));
     }
+    chunks.push_back(vector::BitCastOp::create(
+        b, loc, VectorType::get({8}, b.getBF16Type()),
+        vector::FromElementsOp::create(b, loc, VectorType::get({4}, i32Type),
+                                       pairs)));
   }
-  // 64 bytes into the tile, 16 at a time.
-  for (int64_t q = 0; q < 4; ++q) {
-    Value chunk = vector::FromElementsOp::create(
-        b, loc, VectorType::get({4}, i32Type),
-        ArrayRef<Value>(words).slice(4 * q, 4));
-    Value asBF16 = vector::BitCastOp::create(
-        b, loc, VectorType::get({8}, b.getBF16Type()), chunk);
-    vector::StoreOp::create(b, loc, asBF16, tile,
-                            ValueRange{kb.add(offset, 8 * q)},
-                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  auto ifOp = scf::IfOp::create(b, loc, expandsB, /*withElseRegion=*/true);
+  for (auto [block, tile] : {std::pair{ifOp.thenBlock(), &bTile},
+                             std::pair{ifOp.elseBlock(), &aTile}}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(block->getTerminator());
+    for (auto [q, chunk] : llvm::enumerate(chunks))
+      storeRowChunk(kb, *tile, kb.idx(stage), row, kb.idx(8 * q), chunk);
   }
 }
 
 void GemmBuilder::epilogue(Value acc, Value out, Value split,
-                           ArrayRef<Value> accumulators, Value rowBase,
-                           Value colBase) {
+                           Value accumulators, Value rowBase, Value colBase) {
   Type f32 = b.getF32Type();
   Type outType = split ? f32 : c.resultType;
   // Split K: the split's slice of the workspace.
@@ -200,110 +229,137 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
   }
   // Adjacent columns are stored as pairs when a row has an even length.
   bool pairs = c.n % 2 == 0;
-  forEachAccumulatorPair(kb, accumulators, rowBase, colBase,
-                         [&](Value row, Value col, Value pair) {
-    for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
-      Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
-      Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
-      auto shaped = [&](Type t) -> Type {
-        return pairs ? Type(VectorType::get({2}, t)) : t;
-      };
-      Value value = pairs ? pair : vector::ExtractOp::create(b, loc, pair, e);
-      if (acc) {
-        Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n);
-        if (!c.accType.isF32())
-          prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
-        value = arith::AddFOp::create(b, loc, prior, value);
-      }
-      if (!outType.isF32())
-        value = arith::TruncFOp::create(b, loc, shaped(outType), value);
-      kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size);
-    }
-  });
+  forEachWarpgroupAccumulatorPair(
+      kb, accumulators, kTile, rowBase, colBase,
+      [&](Value row, Value col, Value pair) {
+        for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
+          Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
+          Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
+          auto shaped = [&](Type t) -> Type {
+            return pairs ? Type(VectorType::get({2}, t)) : t;
+          };
+          Value value =
+              pairs ? pair : vector::ExtractOp::create(b, loc, pair, e);
+          if (acc) {
+            Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n);
+            if (!c.accType.isF32())
+              prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
+            value = arith::AddFOp::create(b, loc, prior, value);
+          }
+          if (!outType.isF32())
+            value = arith::TruncFOp::create(b, loc, shaped(outType), value);
+          kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size);
+        }
+      });
 }
 
 void GemmBuilder::build(gpu::GPUFuncOp func) {
-  Type f32 = b.getF32Type();
   // The codes are read 16 bytes at a time: view the byte buffers as words.
   auto words = [&](Value bytes) {
     int64_t size = cast<MemRefType>(bytes.getType()).getNumElements() / 4;
-    auto type = MemRefType::get(
-        {size}, b.getI32Type(), MemRefLayoutAttrInterface(),
-        cast<MemRefType>(bytes.getType()).getMemorySpace());
-    return memref::ViewOp::create(b, loc, type, bytes, kb.idx(0),
-                                  ValueRange{});
+    auto type =
+        MemRefType::get({size}, b.getI32Type(), MemRefLayoutAttrInterface(),
+                        cast<MemRefType>(bytes.getType()).getMemorySpace());
+    return memref::ViewOp::create(b, loc, type, bytes, kb.idx(0), ValueRange{});
   };
-  Value aValues = words(func.getArgument(0)), aScales = func.getArgument(1);
-  Value bValues = words(func.getArgument(2)), bScales = func.getArgument(3);
+  aValues = words(func.getArgument(0));
+  aScales = func.getArgument(1);
+  bValues = words(func.getArgument(2));
+  bScales = func.getArgument(3);
   KSplit split = gemmSplit(c);
-  Value acc =
-      c.accType && split.splits == 1 ? func.getArgument(4) : Value();
+  Value acc = c.accType && split.splits == 1 ? func.getArgument(4) : Value();
   Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
   auto attributions = func.getWorkgroupAttributions();
-  Value table = attributions[0], aTile = attributions[1],
-        bTile = attributions[2];
+  aTile = {attributions[0], kTile};
+  bTile = {attributions[1], kTile};
 
   Value tid = kb.threadId();
-  fillTable(table, tid);
-
+  expandsB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                                   kb.idx(kTile));
+  Value lane = kb.rem(tid, 32);
+  pairLane = kb.rem(lane, 2);
+  oddLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, pairLane,
+                                  kb.idx(0));
+  Value warpRows = kb.mul(kb.div(kb.rem(tid, kTile), 32), 32);
+  slotRows[0] = kb.add(warpRows, kb.div(lane, 2));
+  slotRows[1] = kb.add(slotRows[0], 16);
   int64_t tilesN = ceilDiv(c.n, kTile);
-  Value m0 = kb.mul(kb.div(kb.blockId(), tilesN), kTile);
-  Value n0 = kb.mul(kb.rem(kb.blockId(), tilesN), kTile);
-  // Loading: thread t expands row t / 2, K block t % 2 of the step.
-  Value loadRow = kb.div(tid, 2), loadHalf = kb.rem(tid, 2);
-  Value tileOffset = SharedTile{aTile, true}.offset(kb, loadRow,
-                                                   kb.mul(loadHalf, 32));
-  auto load = [&](Value step) {
-    Value kBlock = kb.add(kb.mul(step, 2), loadHalf);
-    auto [ac, as] = loadBlock(aValues, aScales, kb.add(m0, loadRow), kBlock,
-                              c.m);
-    auto [bc, bs] = loadBlock(bValues, bScales, kb.add(n0, loadRow), kBlock,
-                              c.n);
-    return SmallVector<Value>{ac, as, bc, bs};
-  };
+  m0 = kb.mul(kb.div(kb.blockId(), tilesN), kTile);
+  n0 = kb.mul(kb.rem(kb.blockId(), tilesN), kTile);
+  // Two warpgroups, each 64 rows of C by all 128 columns.
+  Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
-  Value warp = kb.div(tid, 32);
-  Value wm = kb.div(warp, kWarpsN), wn = kb.rem(warp, kWarpsN);
-
-  auto accType = VectorType::get({4}, f32);
-  int64_t tiles = kAccumulators;
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
-  SmallVector<Value> inits(tiles, zero);
-  int64_t steps = ceilDiv(c.k, kStepK);
-  // This block's K steps: all of them, or its split's range.
-  Value splitId, firstStep = kb.idx(0), lastStep = kb.idx(steps);
+  int64_t steps = ceilDiv(c.k, kWgStepK);
+  int64_t pairs = ceilDiv(steps, 2);
+  // This block's step pairs: all of them, or its split's range.
+  Value splitId, firstPair = kb.idx(0), lastPair = kb.idx(pairs);
   if (split.splits > 1) {
     splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-    firstStep = kb.mul(splitId, split.stepsPerSplit);
-    lastStep = kb.min(kb.add(firstStep, split.stepsPerSplit), lastStep);
+    firstPair = kb.mul(splitId, split.stepsPerSplit);
+    lastPair = kb.min(kb.add(firstPair, split.stepsPerSplit), lastPair);
   }
-  SmallVector<Value> first = load(firstStep);
-  inits.append(first);
-
-  auto loop =
-      scf::ForOp::create(b, loc, firstStep, lastStep, kb.idx(1), inits);
+  auto loadPair = [&](Value pair) {
+    return SmallVector<RowBlock>{load(pair, 0), load(pair, 1)};
+  };
+  auto flatten = [](ArrayRef<RowBlock> slots) {
+    SmallVector<Value> values;
+    for (const RowBlock &slot : slots)
+      values.append({slot.codes, slot.scale});
+    return values;
+  };
+  auto unflatten = [](ValueRange values) {
+    return SmallVector<RowBlock>{{values[0], values[1]},
+                                 {values[2], values[3]}};
+  };
+  // Two stages, a step pair's first step in stage 0 and its second in
+  // stage 1: the MMAs of one stage run while the threads expand the next
+  // step into the other.
+  SmallVector<RowBlock> first = loadPair(firstPair);
+  expand(first, 0, 0);
+  fenceSharedForMma(kb);
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
+  inits.append(flatten(first));
+  inits.append(flatten(loadPair(kb.add(firstPair, 1))));
+  auto loop = scf::ForOp::create(b, loc, firstPair, lastPair, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
+    Value pair = loop.getInductionVar();
     auto carried = loop.getRegionIterArgs();
-    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
-    expandBlock(carried[tiles], carried[tiles + 1], table, aTile, tileOffset);
-    expandBlock(carried[tiles + 2], carried[tiles + 3], table, bTile,
-                tileOffset);
+    SmallVector<RowBlock> current = unflatten(carried.slice(1, 4));
+    SmallVector<RowBlock> next = unflatten(carried.slice(5, 4));
+    Value acc = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0), kTile,
+                                   kb.idx(0), carried[0]);
+    expand(current, 1, 1);
+    fenceSharedForMma(kb);
+    waitWarpgroupMmas(kb);
     gpu::BarrierOp::create(b, loc);
-    // The next step's global loads fly while the tensor cores work.
-    SmallVector<Value> next = load(kb.add(step, 1));
-    SmallVector<Value> accumulators(carried.take_front(tiles));
-    mmaStep(kb, SharedTile{aTile, true}, SharedTile{bTile, true}, wm, wn,
-            accumulators);
-    SmallVector<Value> yields(accumulators);
-    yields.append(next);
+    // An odd number of K steps leaves the last pair's second step empty.
+    Value second = kb.lt(kb.add(kb.mul(pair, 2), 1), steps);
+    auto ifOp = scf::IfOp::create(b, loc, acc.getType(), second,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inIf(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc,
+                           issueWarpgroupMmas(kb, aTile, wgRow, bTile,
+                                              kb.idx(0), kTile, kb.idx(1),
+                                              acc));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, acc);
+    }
+    // The last pair expands past the end into the idle stage: harmless.
+    expand(next, 0, 0);
+    fenceSharedForMma(kb);
+    SmallVector<Value> yields = {ifOp.getResult(0)};
+    yields.append(flatten(next));
+    yields.append(flatten(loadPair(kb.add(pair, 2))));
+    waitWarpgroupMmas(kb);
+    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yields);
   }
-  SmallVector<Value> results(loop.getResults().take_front(tiles));
-  epilogue(acc, out, splitId, results, kb.add(m0, kb.mul(wm, kWarpM)),
-           kb.add(n0, kb.mul(wn, kWarpN)));
+  epilogue(acc, out, splitId, loop.getResult(0), kb.add(m0, wgRow), n0);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -323,10 +379,10 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
       args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
     args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
   }
+  Type bf16 = b.getBF16Type();
   SmallVector<Type> shared = {
-      workgroupBuffer(ctx, 256, b.getI32Type()),
-      workgroupBuffer(ctx, SharedTile::elements(true), b.getBF16Type()),
-      workgroupBuffer(ctx, SharedTile::elements(true), b.getBF16Type())};
+      workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16),
+      workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16)};
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kBlockThreads);
   OpBuilder::InsertionGuard guard(b);
@@ -347,8 +403,7 @@ int64_t sm90::addSplitsBlocks(const GemmConfig &c) {
 
 gpu::GPUFuncOp sm90::buildAddSplitsKernel(OpBuilder &b, Location loc,
                                           gpu::GPUModuleOp module,
-                                          StringRef name,
-                                          const GemmConfig &c) {
+                                          StringRef name, const GemmConfig &c) {
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
   int64_t splits = gemmSplit(c).splits, size = c.m * c.n;
@@ -364,8 +419,8 @@ gpu::GPUFuncOp sm90::buildAddSplitsKernel(OpBuilder &b, Location loc,
   b.setInsertionPointToStart(&func.getBody().front());
 
   int64_t width = addWidth(c);
-  Value at = kb.mul(
-      kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId()), width);
+  Value at = kb.mul(kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId()),
+                    width);
   auto inRange = scf::IfOp::create(b, loc, kb.lt(at, size), false);
   b.setInsertionPointToStart(inRange.thenBlock());
   auto load = [&](Type element, Value buffer, Value offset) -> Value {

@@ -5,13 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The mma.sync tensor-core core of the sm_90a MXFP4 GEMM (fused attention
-// uses its fragments; linalg contractions use WarpgroupMma.h): a 256-thread
-// block computes a
-// 128 x 128 tile of C from bf16 operand tiles in shared memory, K steps of
-// 64, 8 warps in a 2 x 4 grid of 64 x 32 warp tiles, `ldmatrix` (transposed
-// for operands whose rows are contiguous) and `mma.sync.m16n8k16` into f32
-// accumulators; and how a GEMM with too few tiles for the device splits K.
+// Warp-level bf16 MMAs for fused attention: operand tiles in shared
+// memory, `ldmatrix` fragments (transposed for operands whose rows are
+// contiguous), `mma.sync.m16n8k16` into f32 accumulators, and products fed
+// back as A fragments from registers. Also what the GEMMs on warpgroup MMAs
+// (WarpgroupMma.h) share: the block size, shared-memory addresses, and how
+// a GEMM with too few tiles for the device splits K.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +24,8 @@ namespace mlir::mxfp4::sm90 {
 using kernels::KernelBuilder;
 
 constexpr int64_t kBlockThreads = 256;
-constexpr int64_t kTile = 128, kStepK = 64;
-constexpr int64_t kWarpsM = 2, kWarpsN = 4;
-constexpr int64_t kWarpM = kTile / kWarpsM, kWarpN = kTile / kWarpsN;
-/// Accumulators a warp holds: (kWarpM / 16) x (kWarpN / 8) vector<4xf32>.
-constexpr int64_t kAccumulators = (kWarpM / 16) * (kWarpN / 8);
+/// The GEMMs' block tiles are kTile x kTile.
+constexpr int64_t kTile = 128;
 
 /// SMs of an H200: a grid smaller than this leaves the device idle.
 constexpr int64_t kMultiprocessors = 132;
@@ -50,16 +46,14 @@ KSplit splitK(int64_t tiles, int64_t steps);
 
 /// An operand tile in shared memory, bf16: [rows][depth] if K (the depth)
 /// is contiguous, else [depth][rows], lines padded by 8 elements so that
-/// `ldmatrix` is free of bank conflicts. The GEMMs' tiles are 128 rows by
-/// one K step of 64.
+/// `ldmatrix` is free of bank conflicts (flash attention's operands).
 struct SharedTile {
   Value memref; // 1-D bf16 in workgroup memory
   bool kContiguous;
-  int64_t rows = kTile, depth = kStepK;
+  int64_t rows, depth;
 
   int64_t stride() const { return (kContiguous ? depth : rows) + 8; }
-  static int64_t elements(bool kContiguous, int64_t rows = kTile,
-                          int64_t depth = kStepK) {
+  static int64_t elements(bool kContiguous, int64_t rows, int64_t depth) {
     return (kContiguous ? rows : depth) * ((kContiguous ? depth : rows) + 8);
   }
   /// The element offset of (row, k).
@@ -89,18 +83,6 @@ Value mma(KernelBuilder &kb, ArrayRef<Value> a, ArrayRef<Value> b, Value acc);
 /// (vector<4xf32>, C's layout): C's fragment of an m16n8 tile is A's of the
 /// matching k8 half, so a product feeds the next MMA from registers.
 SmallVector<Value> accumulatorsAsA(KernelBuilder &kb, Value lo, Value hi);
-
-/// One K step of this warp: acc[mi * 4 + ni] += A(mi) * B(ni)^T over the
-/// step's 64 K. `warpM`, `warpN`: this warp's place in the 2 x 4 grid.
-void mmaStep(KernelBuilder &kb, const SharedTile &a, const SharedTile &b,
-             Value warpM, Value warpN, SmallVectorImpl<Value> &acc);
-
-/// Calls `body(row, col, pair)` for each pair of adjacent accumulators
-/// (columns col, col + 1 of row `row` of C, vector<2xf32>) of this warp,
-/// whose tile starts at (rowBase, colBase).
-void forEachAccumulatorPair(
-    KernelBuilder &kb, ArrayRef<Value> acc, Value rowBase, Value colBase,
-    function_ref<void(Value row, Value col, Value pair)> body);
 
 } // namespace mlir::mxfp4::sm90
 

@@ -19,15 +19,26 @@
 // CHECK: vector.reduction <maxsi>
 // CHECK: scf.if
 // CHECK: vector.store
-// The GEMM: a 256-entry table of bf16 code pairs, bf16x2 scale multiplies,
-// ldmatrix and mma.sync in a K loop carrying the next step's loads.
+// The GEMM: the codes expanded arithmetically (prmt, shifts, two bf16x2
+// multiplies: by 2^126, then by the scale) into two core-matrix stages of
+// A and B, multiplied by wgmma in a loop over K step pairs that carries
+// the next pair's loads.
 // CHECK: gpu.func @gemm_128x64x128_f32
-// CHECK-SAME: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<9216xbf16, #gpu.address_space<workgroup>>)
-// CHECK: scf.for
+// CHECK-SAME: workgroup(%{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<2048xi32, #gpu.address_space<global>>, vector<4xi32>
+// CHECK: %[[SCALE:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
+// CHECK: %[[TWO126:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
+// CHECK: nvvm.prmt <default> %c17408_i32, %{{.*}}, %{{.*}} : i32
+// CHECK: %[[PAIR:.*]] = arith.mulf %{{.*}}, %[[TWO126]] : vector<2xbf16>
+// CHECK: arith.mulf %[[PAIR]], %[[SCALE]] : vector<2xbf16>
+// CHECK: nvvm.fence.proxy
 // CHECK: gpu.barrier
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
-// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
-// CHECK: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: scf.for
+// CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-2: nvvm.wgmma.mma_async
 // CHECK: scf.yield
 func.func @fprop(%x: tensor<128x128xf32>, %w: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<128x128xf4E2M1FN>) {
   %hx = mxfp4.hadamard %x axis = 1 size = 16 : tensor<128x128xf32>

@@ -29,7 +29,7 @@
 // CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c32
 // CHECK: %[[LAST:.*]] = arith.minui %[[END]], %c512
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[LAST]]
-// CHECK: nvvm.mma.sync
+// CHECK: nvvm.wgmma.mma_async
 // CHECK: scf.yield
 // CHECK: %[[SLICE:.*]] = arith.muli %[[SPLIT]], %c262144
 // CHECK: %[[AT:.*]] = arith.addi %[[SLICE]], %{{.*}}
