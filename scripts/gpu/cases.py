@@ -32,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 
@@ -52,6 +53,10 @@ if not groups <= GROUPS:
 
 def wanted(group, cases):
     return cases if group in groups else []
+
+
+# Noisy CPU runs per MXFP4 step case (see add_case).
+NOISE_DRAWS = 4
 
 
 def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
@@ -82,18 +87,23 @@ def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
     if recipe and recipe.startswith("fp4"):
         # How far the CPU moves from itself when the embedding (input 0)
         # carries the GPU's kind of noise: one ulp in f32, bf16 rounding
-        # with bf16 GEMMs. MXFP4 steps are judged against that.
+        # with bf16 GEMMs. MXFP4 steps are judged against that; which codes
+        # flip depends on where the noise lands, so several draws estimate
+        # the spread (noise<i>-<draw>.npy).
         x = inputs[0]
-        if gemm == "f32":
-            noisy = np.nextafter(x, np.where(rng.random(x.shape) < 0.5, -np.inf, np.inf)
-                                 .astype(np.float32)).astype(np.float32)
-        else:
-            noisy = (x * (1 + rng.uniform(-2**-9, 2**-9, x.shape))).astype(np.float32)
-        np.save(f"{case}/noisy0.npy", noisy)
-        cmd = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
-        cmd += [f"--input=@{case}/noisy0.npy"] + [a.replace("@", f"@{case}/") for a in args[1:]]
-        cmd += [f"--output=@{case}/noise{i}.npy" for i in range(results)]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        # Its own generator: the draws do not move later cases' inputs.
+        noise_rng = np.random.default_rng(zlib.crc32(name.encode()))
+        for draw in range(NOISE_DRAWS):
+            if gemm == "f32":
+                noisy = np.nextafter(x, np.where(noise_rng.random(x.shape) < 0.5, -np.inf, np.inf)
+                                     .astype(np.float32)).astype(np.float32)
+            else:
+                noisy = (x * (1 + noise_rng.uniform(-2**-9, 2**-9, x.shape))).astype(np.float32)
+            np.save(f"{case}/noisy0.npy", noisy)
+            cmd = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
+            cmd += [f"--input=@{case}/noisy0.npy"] + [a.replace("@", f"@{case}/") for a in args[1:]]
+            cmd += [f"--output=@{case}/noise{i}-{draw}.npy" for i in range(results)]
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         os.remove(f"{case}/noisy0.npy")
     manifest.append(f"{name} {function} {results} {tolerance} {' '.join(args)}")
 
