@@ -56,3 +56,23 @@ void Driver::check(CUresult status, const std::string &call) {
   getErrorName(status, &name);
   fail(call + " failed: " + name + " (" + std::to_string(status) + ")");
 }
+
+void Driver::start() {
+  load();
+  check(init(0), "cuInit");
+  int devices = 0;
+  check(deviceGetCount(&devices), "cuDeviceGetCount");
+  if (devices == 0)
+    fail("no CUDA device");
+  int device = 0;
+  check(deviceGet(&device, 0), "cuDeviceGet");
+  void *context = nullptr;
+  check(primaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+  check(ctxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+void *Driver::loadModule(const void *image, const std::string &origin) {
+  void *module = nullptr;
+  check(moduleLoadData(&module, image), "cuModuleLoadData(" + origin + ")");
+  return module;
+}

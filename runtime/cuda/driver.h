@@ -46,13 +46,17 @@ struct Driver {
   CUresult (*eventDestroy)(void *);
   CUresult (*getErrorName)(CUresult, const char **);
 
-  /// Opens the driver and resolves every entry point.
-  void load();
+  /// Opens the driver, resolves every entry point and makes device 0's
+  /// primary context current.
+  void start();
+  /// Loads the cubin `image` (read from `origin`, for messages).
+  void *loadModule(const void *image, const std::string &origin);
   /// Fails with `call`'s name and the driver's error name unless `status`
   /// is success.
   void check(CUresult status, const std::string &call);
 
 private:
+  void load();
   template <typename F> void resolve(F &f, const char *name);
 };
 

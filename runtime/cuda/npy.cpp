@@ -20,6 +20,13 @@ std::vector<char> readFile(const std::string &path) {
   return std::vector<char>(std::istreambuf_iterator<char>(in), {});
 }
 
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush())
+    fail("cannot write '" + path + "'");
+}
+
 std::vector<char> readNpy(const std::string &path) {
   std::vector<char> file = readFile(path);
   if (file.size() < 10 || std::memcmp(file.data(), "\x93NUMPY", 6) != 0)

@@ -15,6 +15,9 @@
 /// The bytes of the file `path`.
 std::vector<char> readFile(const std::string &path);
 
+/// Writes `text` to the file `path`.
+void writeFile(const std::string &path, const std::string &text);
+
 /// The data bytes of a .npy file (C order, little endian).
 std::vector<char> readNpy(const std::string &path);
 

@@ -13,14 +13,22 @@
 #include <string>
 #include <vector>
 
+/// A command line: the subcommand and its flags.
 struct Options {
-  std::string planPath, cubinPath, function, timeJson;
+  /// exec, train, study or check-weights.
+  std::string command;
+  std::string planPath, cubinPath;
   std::string hostPath; // --host: the library instead of PLAN CUBIN
-  std::string trainDir, outDir = "."; // --train: the exported run
-  int64_t steps = 0;                  // --train: at most this many steps
+  // exec
+  std::string function, timeJson;
   std::vector<std::string> inputs, outputs;
   size_t repeat = 1;
   bool profile = false; // one more call, timing each launch
+  // train, study, check-weights
+  std::string runDir, outDir, recipe;
+  std::vector<std::string> recipeDirs, runDirs;
+  int64_t steps = 0, checkpointEvery = 0;
+  bool resume = false;
 };
 
 /// Parses the command line; fails with the usage or the wrong argument.

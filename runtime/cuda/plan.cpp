@@ -9,6 +9,7 @@
 
 #include "failure.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -62,37 +63,41 @@ static Record parseRecord(const std::string &line) {
   return r;
 }
 
+std::vector<std::string> functionNames(const std::string &text) {
+  std::istringstream plan(text);
+  std::vector<std::string> names;
+  for (std::string line; std::getline(plan, line);)
+    if (line.rfind("function ", 0) == 0)
+      names.push_back(line.substr(9, line.find(' ', 9) - 9));
+  return names;
+}
+
 std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
                                  const std::string &function) {
-  std::istringstream planFile(text);
-  std::vector<Record> records;
-  std::vector<std::string> names;
-  bool inside = false, found = false;
-  for (std::string line; std::getline(planFile, line);) {
-    if (line.empty() || line[0] == '#')
-      continue;
-    std::istringstream words(line);
-    std::string kind, name;
-    words >> kind;
-    if (kind == "function") {
-      words >> name;
-      names.push_back(name);
-      inside = name == function;
-      found |= inside;
-      continue;
-    }
-    if (kind == "end")
-      inside = false;
-    else if (inside)
-      records.push_back(parseRecord(line));
-  }
-  if (!found) {
+  std::vector<std::string> names = functionNames(text);
+  if (std::find(names.begin(), names.end(), function) == names.end()) {
     std::string known;
     for (const std::string &n : names)
       known += " " + n;
     fail("no function '" + function + "' in '" + planPath +
          "' (functions:" + known + ")");
+  }
+  std::istringstream planFile(text);
+  std::vector<Record> records;
+  bool inside = false;
+  for (std::string line; std::getline(planFile, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream words(line);
+    std::string kind, name;
+    words >> kind >> name;
+    if (kind == "function")
+      inside = name == function;
+    else if (kind == "end")
+      inside = false;
+    else if (inside)
+      records.push_back(parseRecord(line));
   }
   return records;
 }

@@ -46,6 +46,9 @@ std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
                                  const std::string &function);
 
+/// The names of the functions of the plan `text`, in order.
+std::vector<std::string> functionNames(const std::string &text);
+
 /// Refuses a plan that uses a buffer after freeing it (see plan.cpp).
 void checkLifetimes(const std::vector<Record> &records);
 

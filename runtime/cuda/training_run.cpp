@@ -50,16 +50,44 @@ std::vector<char> drawParameter(const TrainingRun &run, size_t i,
   return bytes;
 }
 
+std::vector<int32_t> TrainingRun::tokens(const std::vector<char> &from,
+                                         int64_t index) const {
+  std::vector<int32_t> tokens(batchTokens());
+  const char *at = from.data() + index * tokens.size() * tokenBytes;
+  for (size_t t = 0; t < tokens.size(); ++t)
+    if (tokenBytes == 1)
+      tokens[t] = static_cast<uint8_t>(at[t]);
+    else
+      std::memcpy(&tokens[t], at + 4 * t, 4);
+  return tokens;
+}
+
+/// The bytes of `dir/file`, which must hold `count` batches of `run`.
+static std::vector<char> readBatches(const TrainingRun &run,
+                                     const std::string &file, int64_t count) {
+  std::string path = run.dir + "/" + file;
+  std::vector<char> bytes = readFile(path);
+  if (bytes.size() != size_t(count) * run.batchTokens() * run.tokenBytes)
+    fail("'" + path + "' does not hold " + std::to_string(count) +
+         " batches of " + std::to_string(run.batch) + " x " +
+         std::to_string(run.window) + " tokens");
+  return bytes;
+}
+
 TrainingRun readTrainingRun(const std::string &dir) {
-  std::ifstream manifest(dir + "/run.txt");
-  if (!manifest)
-    fail("cannot read '" + dir +
-         "/run.txt' (write it with 'mxfp4-run train "
+  std::string path = dir + "/run.txt";
+  if (!std::ifstream(path))
+    fail("cannot read '" + path +
+         "' (write it with 'mxfp4-run train "
          "--export-gpu-run=" +
          dir + "')");
+  std::vector<char> text = readFile(path);
   TrainingRun run;
+  run.dir = dir;
+  run.manifest.assign(text.begin(), text.end());
+  std::istringstream manifest(run.manifest);
   std::string line;
-  while (std::getline(manifest, line)) {
+  for (int number = 1; std::getline(manifest, line); ++number) {
     std::istringstream w(line);
     std::string key;
     w >> key;
@@ -75,6 +103,12 @@ TrainingRun readTrainingRun(const std::string &dir) {
       w >> run.seed;
     else if (key == "init_std")
       w >> run.initStd;
+    else if (key == "eval_every")
+      w >> run.evalEvery;
+    else if (key == "eval_batches")
+      w >> run.evalBatches;
+    else if (key == "model")
+      std::getline(w >> std::ws, run.model);
     else if (key == "param") {
       size_t index;
       std::string name, init;
@@ -85,14 +119,19 @@ TrainingRun readTrainingRun(const std::string &dir) {
         shape.push_back(d);
       run.params.push_back({name, shape});
     }
+    if (w.fail() && !w.eof())
+      fail("'" + path + "': line " + std::to_string(number) + ": bad '" + key +
+           "' entry");
   }
-  run.batches = readFile(dir + "/batches.bin");
-  if (run.batches.size() !=
-      size_t(run.steps * run.batch * run.window * run.tokenBytes))
-    fail("'" + dir + "/batches.bin' does not hold " +
-         std::to_string(run.steps) + " batches of " +
-         std::to_string(run.batch) + " x " + std::to_string(run.window) +
-         " tokens");
+  if (run.steps <= 0 || run.batch <= 0 || run.window <= 1 ||
+      run.params.empty() || (run.tokenBytes != 1 && run.tokenBytes != 4) ||
+      run.evalEvery < 0 || run.evalBatches < 0)
+    fail("'" + path +
+         "' is not a training run (it needs steps, batch, "
+         "window, token_bytes 1 or 4 and the parameters)");
+  run.batches = readBatches(run, "batches.bin", run.steps);
+  if (run.evalBatches > 0)
+    run.evalTokens = readBatches(run, "eval.bin", run.evalBatches);
   return run;
 }
 

@@ -15,14 +15,32 @@
 #include <vector>
 
 /// A run exported by `mxfp4-run train --export-gpu-run=DIR`: run.txt, the
-/// initial parameters param<i>.npy and every step's batch in batches.bin.
+/// initial parameters param<i>.npy, every step's batch in batches.bin and
+/// the held-out batches in eval.bin. Runs exported before held-out batches
+/// travelled have no eval_every and eval_batches: they train without
+/// evaluating.
 struct TrainingRun {
+  std::string dir;
+  /// The text of run.txt, which identifies the run in checkpoints.
+  std::string manifest;
   int64_t steps = 0, batch = 0, window = 0, tokenBytes = 4;
   uint64_t seed = 0;
   double initStd = 0;
+  /// Evaluate every `evalEvery` steps (0: only at the end) on
+  /// `evalBatches` batches (0: never), as the CPU trainer does.
+  int64_t evalEvery = 0, evalBatches = 0;
+  /// The model's name, for plot titles (empty in older runs).
+  std::string model;
   std::vector<std::pair<std::string, std::vector<int64_t>>> params;
   std::vector<bool> normal; // else ones (norm gains)
-  std::vector<char> batches;
+  std::vector<char> batches, evalTokens;
+
+  /// The tokens of one batch, `batch` x `window`.
+  size_t batchTokens() const { return size_t(batch * window); }
+  /// Training batch `step` (or held-out batch `step` of `evalTokens`) as
+  /// the int32 tokens @train_step and @loss take.
+  std::vector<int32_t> tokens(const std::vector<char> &from,
+                              int64_t index) const;
 };
 
 /// Reads the run in `dir`; fails naming the file that is missing or wrong.
