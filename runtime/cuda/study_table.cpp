@@ -168,7 +168,9 @@ std::string formatStudyTable(const StudyResults &results) {
     }
     text += "| " + results.recipes[r] + " | " +
             (std::isfinite(final) ? format("%.4f", final) : "diverged") + " | ";
-    if (r > 0) {
+    if (r > 0 && !std::isfinite(gap)) {
+      text += "-";
+    } else if (r > 0) {
       text += format("%+.4f", gap);
       if (seeds > 1)
         text += " (" + perSeed + ")";
