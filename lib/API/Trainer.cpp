@@ -642,11 +642,11 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
     writeJSON(json, llvm::json::Value(getLlamaConfigJSON(config)));
     os << "\n";
   }
-  if (llvm::Error error = writeFileAtomically(
-          (dir + "/config.json").str(), config.toHuggingFaceJSON()))
+  if (llvm::Error error = writeFileAtomically((dir + "/config.json").str(),
+                                              config.toHuggingFaceJSON()))
     return error;
-  if (llvm::Error error = writeFileAtomically(
-          (dir + "/mxfp4_config.json").str(), mxfp4Config))
+  if (llvm::Error error =
+          writeFileAtomically((dir + "/mxfp4_config.json").str(), mxfp4Config))
     return error;
 
   // Every step's batch and the held-out batches, drawn as the CPU trainer

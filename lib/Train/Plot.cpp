@@ -26,8 +26,7 @@ std::string mlir::mxfp4::renderLossPlot(StringRef title,
   std::vector<PlotSeries> fixed(series.begin(), series.end());
   for (PlotSeries &s : fixed)
     s.label = fixUTF8(s.label);
-  return renderSvgPlot(fixUTF8(title), fixed, fixUTF8(xLabel),
-                       fixUTF8(yLabel));
+  return renderSvgPlot(fixUTF8(title), fixed, fixUTF8(xLabel), fixUTF8(yLabel));
 }
 
 llvm::Error mlir::mxfp4::writeLossPlot(StringRef svgPath, StringRef title,

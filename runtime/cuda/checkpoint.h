@@ -34,8 +34,9 @@ struct Checkpoint {
   std::vector<std::vector<char>> params, m, v;
 };
 
-/// What a checkpoint must match to be resumed: the exported run and the
-/// compiled plan (their texts' hashes) and the recipe's name.
+/// Who writes a checkpoint: the recipe's name (for people) and the hash of
+/// the plan's text, which a resumed run's plan must match (as its run's
+/// seed and run.txt must).
 struct CheckpointOwner {
   std::string recipe;
   std::string planHash;

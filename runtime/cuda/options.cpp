@@ -9,6 +9,7 @@
 
 #include "failure.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>

@@ -10,7 +10,6 @@
 #include "compiled.h"
 #include "driver.h"
 #include "failure.h"
-#include "loss_plot.h"
 #include "metrics.h"
 #include "npy.h"
 #include "study_table.h"
@@ -101,25 +100,25 @@ void study(const StudyOptions &options) {
     void *module = nullptr;
     results.runs.emplace_back();
     for (const TrainingRun &run : runs) {
-      TrainOptions train;
-      train.outDir =
+      TrainOptions pair;
+      pair.outDir =
           options.outDir + "/" + names[r] + "-seed" + std::to_string(run.seed);
-      train.recipe = names[r];
-      train.steps = last;
-      train.checkpointEvery = options.checkpointEvery;
-      std::string metrics = train.outDir + "/metrics.jsonl";
+      pair.recipe = names[r];
+      pair.steps = last;
+      pair.checkpointEvery = options.checkpointEvery;
+      std::string metrics = pair.outDir + "/metrics.jsonl";
       bool started = fs::exists(metrics);
       if (started && isComplete(readMetrics(metrics), last, evaluates)) {
         std::printf("== %s, seed %llu: complete, skipped\n", names[r].c_str(),
                     (unsigned long long)run.seed);
       } else {
         // A run cut short before its first checkpoint starts over.
-        train.resume = started && fs::exists(train.outDir + "/checkpoint");
-        if (started && !train.resume)
+        pair.resume = started && fs::exists(pair.outDir + "/checkpoint");
+        if (started && !pair.resume)
           fs::remove(metrics);
         std::printf("== %s, seed %llu -> %s%s\n", names[r].c_str(),
-                    (unsigned long long)run.seed, train.outDir.c_str(),
-                    train.resume ? " (resumed)" : "");
+                    (unsigned long long)run.seed, pair.outDir.c_str(),
+                    pair.resume ? " (resumed)" : "");
         if (!cu) {
           cu = std::make_unique<Driver>();
           cu->start();
@@ -127,7 +126,7 @@ void study(const StudyOptions &options) {
         if (!module)
           module =
               cu->loadModule(recipes[r]->cubin(), recipes[r]->cubinOrigin());
-        ::train(*cu, module, *recipes[r], run, train);
+        train(*cu, module, *recipes[r], run, pair);
       }
       results.runs.back().push_back(getStudyCurves(readMetrics(metrics)));
     }

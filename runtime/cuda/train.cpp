@@ -35,8 +35,8 @@ static std::vector<const Record *> argumentRecords(const Program &program) {
   return args;
 }
 
-/// Checks that `function`'s arguments are `count` buffers of the run's
-/// parameters (repeated), a batch and a step.
+/// Checks that `function`'s arguments are `copies` times the buffers of the
+/// run's parameters, a batch and a step; `what` names the buffers.
 static void checkSignature(const Compiled &compiled, const TrainingRun &run,
                            const Program &program, const std::string &function,
                            size_t copies, const std::string &what) {
