@@ -39,7 +39,7 @@ static std::string format(const char *spec, Args... args) {
   return text;
 }
 
-/// Trailing means over up to 20 points, as study_table.py smoothed.
+/// Trailing means over up to 20 points.
 static std::vector<double> smooth(const std::vector<LossPoint> &points) {
   std::vector<double> means;
   for (size_t i = 0; i < points.size(); ++i) {
