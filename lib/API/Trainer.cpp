@@ -187,6 +187,22 @@ static void drawTrainBatch(const std::vector<uint32_t> &train, uint64_t seed,
   }
 }
 
+/// Held-out batch `index` of `batches`: fixed windows spread evenly over
+/// the validation split, the same at every evaluation.
+static void drawEvalBatch(const std::vector<uint32_t> &valid, int64_t index,
+                          int64_t batches, int64_t batch, int64_t window,
+                          int32_t *out) {
+  int64_t windows = batches * batch;
+  uint64_t span = valid.size() - window;
+  for (int64_t row = 0; row < batch; ++row) {
+    int64_t w = index * batch + row;
+    uint64_t offset =
+        windows > 1 ? span * static_cast<uint64_t>(w) / (windows - 1) : 0;
+    for (int64_t t = 0; t < window; ++t)
+      out[row * window + t] = static_cast<int32_t>(valid[offset + t]);
+  }
+}
+
 void Run::fillTrainBatch(int64_t step, HostArray &tokens) const {
   drawTrainBatch(data->train, options.seed, step, config.batchSize,
                  config.seqLen + 1,
@@ -360,21 +376,11 @@ llvm::Error Run::evaluate(int64_t step) {
   int64_t stepValue = step;
   std::memcpy(inputs[params.size() + 1].bytes.data(), &stepValue,
               sizeof(stepValue));
-  auto *out = reinterpret_cast<int32_t *>(tokens.bytes.data());
-  const std::vector<uint32_t> &valid = data->validation;
-  int64_t window = config.seqLen + 1;
-  int64_t windows = options.evalBatches * config.batchSize;
-  uint64_t span = valid.size() - window;
   double sum = 0;
-  // Fixed windows spread evenly over the validation split.
   for (int64_t batch = 0; batch < options.evalBatches; ++batch) {
-    for (int64_t row = 0; row < config.batchSize; ++row) {
-      int64_t index = batch * config.batchSize + row;
-      uint64_t offset =
-          windows > 1 ? span * static_cast<uint64_t>(index) / (windows - 1) : 0;
-      for (int64_t t = 0; t < window; ++t)
-        out[row * window + t] = static_cast<int32_t>(valid[offset + t]);
-    }
+    drawEvalBatch(data->validation, batch, options.evalBatches,
+                  config.batchSize, config.seqLen + 1,
+                  reinterpret_cast<int32_t *>(tokens.bytes.data()));
     if (llvm::Error error = evalCall->run())
       return error;
     sum += readF32(evalCall->getResults()[0]);
@@ -423,18 +429,7 @@ llvm::Error Run::drawPlot() {
     trainCurve.x.push_back(static_cast<double>(p.step * report.tokensPerStep));
     trainCurve.y.push_back(p.loss);
   }
-  // A trailing average over about 20 steps shows the trend through the
-  // per-batch noise of small batches.
-  PlotSeries smoothed{"train, moving average", {}, {}};
-  double average = 0, weight = 0;
-  for (auto [x, y] : llvm::zip_equal(trainCurve.x, trainCurve.y)) {
-    if (!std::isfinite(y))
-      continue;
-    average = 0.95 * average + 0.05 * y;
-    weight = 0.95 * weight + 0.05;
-    smoothed.x.push_back(x);
-    smoothed.y.push_back(average / weight);
-  }
+  PlotSeries smoothed = getMovingAverage(trainCurve, "train, moving average");
   PlotSeries evalCurve{"validation", {}, {}, /*dashed=*/true};
   for (const EvalPoint &p : report.evals) {
     evalCurve.x.push_back(static_cast<double>(p.tokens));
@@ -594,10 +589,12 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   if (!data)
     return data.takeError();
   int64_t window = config.seqLen + 1;
-  if (static_cast<int64_t>(data->train.size()) < window)
+  if (static_cast<int64_t>(data->train.size()) < window ||
+      static_cast<int64_t>(data->validation.size()) < window)
     return createStringError(llvm::formatv(
-        "the data has {0} training tokens; a sequence needs {1}",
-        data->train.size(), window));
+        "the data has {0} training and {1} validation tokens; a sequence "
+        "needs {2}",
+        data->train.size(), data->validation.size(), window));
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return createStringError("cannot create '" + dir + "': " + ec.message());
 
@@ -609,7 +606,9 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
      << "steps " << config.totalSteps << "\nbatch " << config.batchSize
      << "\nwindow " << window << "\ntoken_bytes " << (bytes ? 1 : 4)
      << "\nseed " << options.seed << "\ninit_std "
-     << llvm::formatv("{0:e9}", config.initStd) << "\n";
+     << llvm::formatv("{0:e9}", config.initStd) << "\neval_every "
+     << options.evalEvery << "\neval_batches " << options.evalBatches
+     << "\nmodel " << config.name << "\n";
   std::vector<std::vector<float>> init =
       initLlamaParameters(config, options.seed);
   // Small models carry their exact initial weights; larger ones are drawn by
@@ -635,20 +634,47 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   }
   if (llvm::Error error = writeFileAtomically((dir + "/run.txt").str(), manifest))
     return error;
+  // The runtime's checkpoints carry these, as the CPU trainer's do.
+  std::string mxfp4Config;
+  {
+    llvm::raw_string_ostream os(mxfp4Config);
+    llvm::json::OStream json(os, /*IndentSize=*/2);
+    writeJSON(json, llvm::json::Value(getLlamaConfigJSON(config)));
+    os << "\n";
+  }
+  if (llvm::Error error = writeFileAtomically((dir + "/config.json").str(),
+                                              config.toHuggingFaceJSON()))
+    return error;
+  if (llvm::Error error =
+          writeFileAtomically((dir + "/mxfp4_config.json").str(), mxfp4Config))
+    return error;
 
-  // Every step's batch, drawn as the CPU trainer draws it.
+  // Every step's batch and the held-out batches, drawn as the CPU trainer
+  // draws them.
   std::vector<int32_t> batch(config.batchSize * window);
-  std::string tokens;
-  tokens.reserve(config.totalSteps * batch.size() * (bytes ? 1 : 4));
-  for (int64_t step = 0; step < config.totalSteps; ++step) {
-    drawTrainBatch(data->train, options.seed, step, config.batchSize, window,
-                   batch.data());
+  auto append = [&](std::string &tokens) {
     for (int32_t t : batch) {
       if (bytes)
         tokens.push_back(static_cast<char>(t));
       else
         tokens.append(reinterpret_cast<const char *>(&t), 4);
     }
+  };
+  std::string tokens;
+  tokens.reserve(config.totalSteps * batch.size() * (bytes ? 1 : 4));
+  for (int64_t step = 0; step < config.totalSteps; ++step) {
+    drawTrainBatch(data->train, options.seed, step, config.batchSize, window,
+                   batch.data());
+    append(tokens);
   }
-  return writeFileAtomically((dir + "/batches.bin").str(), tokens);
+  if (llvm::Error error =
+          writeFileAtomically((dir + "/batches.bin").str(), tokens))
+    return error;
+  std::string evalTokens;
+  for (int64_t b = 0; b < options.evalBatches; ++b) {
+    drawEvalBatch(data->validation, b, options.evalBatches, config.batchSize,
+                  window, batch.data());
+    append(evalTokens);
+  }
+  return writeFileAtomically((dir + "/eval.bin").str(), evalTokens);
 }

@@ -65,7 +65,7 @@ for line in open(f"{root}/bench.txt"):
         np.save(f"{case}/in{i}.npy", a)
         args.append(f"--input=@in{i}.npy")
     step = specs == ["plan"]
-    subprocess.run([runner, "plan.txt", "kernels.cubin", f"--function={function}",
+    subprocess.run([runner, "exec", "plan.txt", "kernels.cubin", f"--function={function}",
                     "--repeat=5" if step else "--repeat=20",
                     "--time-json=time.json"] + (["--profile"] if step else []) + args,
                    cwd=case, check=True, stdout=None if step else subprocess.DEVNULL)

@@ -328,7 +328,7 @@ os.remove(f"{out}/attn-step.mlir")
 
 # --- Training on the GPU: the CPU trainer's run (same seed, weights and
 # batches, exported by `train --export-gpu-run`) against the CUDA runtime's
-# --train loop, step by step. ------------------------------------------------
+# train loop, step by step. -------------------------------------------------
 config = json.load(open(micro))
 config.update({"name": "micro-train", "total_steps": 40, "warmup_steps": 4})
 train_config = os.path.join(out, "train-micro.json")

@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # Prepares the pilot study on an NVIDIA GPU (run it here, after
 # scripts/build.sh): the pilot model's training step compiled for sm_90a
-# under each recipe, and one exported run (seed, initial weights drawn by the
-# runtime from the seed, every step's batch of the default corpus) that all
-# recipes share, in gpu-study/ (untracked). Then, on the GPU machine:
+# under each recipe (gpu-study/<recipe>/) and one seed's exported run
+# (gpu-study/run-seed<N>/: the initial weights are drawn by the runtime from
+# the seed; every step's batch and the held-out batches of the default
+# corpus, evaluated every twentieth of the run as `mxfp4-run study` does),
+# which all recipes share. Then, on the GPU machine:
 #   bash scripts/gpu/run_study.sh
 # Usage: [SEED=N] prepare_study.sh [STEPS] [RECIPE...]   (default: seed 1,
-# 1200 steps, the Table 1 recipes). Each seed is its own run (weights and
-# batches): prepare and run one seed at a time, since a run's batches alone
-# take most of what travels to the GPU machine.
+# 1200 steps, the Table 1 recipes). Each seed is its own run; runs of other
+# seeds stay. Carry one seed's run at a time: its batches alone take most of
+# what travels to the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=${1:-1200}
 shift || true
 recipes=${*:-bf16 fp4-fprop fp4-fprop-dgrad fp4-all fp4-all-sr fp4-all-rht16 fp4-all-dht16}
+seed=${SEED:-1}
 out=gpu-study
-rm -rf "$out" && mkdir -p "$out"
+mkdir -p "$out"
+rm -rf "$out/run-seed$seed" "$out/recipes.txt"
 warmup=$(( steps / 20 < 60 ? steps / 20 : 60 ))
 echo "{\"preset\": \"pilot\", \"total_steps\": $steps, \"warmup_steps\": $warmup}" > "$out/pilot.json"
-build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed="${SEED:-1}" \
-  --export-gpu-run="$out/run"
+build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed="$seed" \
+  --eval-every=$(( steps / 20 > 0 ? steps / 20 : 1 )) --export-gpu-run="$out/run-seed$seed"
 for recipe in $recipes; do
+  rm -rf "${out:?}/$recipe"
   build/bin/mxfp4-run compile --preset="$out/pilot.json" --recipe="$recipe" \
     --target=sm_90a --out-dir="$out/$recipe" > /dev/null
   rm -f "$out/$recipe/kernels.mlir" "$out/$recipe/kernels.ptx"

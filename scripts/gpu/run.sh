@@ -11,14 +11,14 @@ cmake --build /tmp/mxfp4-build-cuda > /dev/null
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 while read -r name function results tolerance args; do
   if [ "$function" = train ]; then
-    (cd "gpu-check/$name" && /tmp/mxfp4-build-cuda/mxfp4-cuda-run plan.txt \
-       kernels.cubin --train=run --out=. | tail -2)
+    (cd "gpu-check/$name" && /tmp/mxfp4-build-cuda/mxfp4-cuda-run train plan.txt \
+       kernels.cubin --run=run --out=. | tail -5)
     continue
   fi
   outputs=""
   for i in $(seq 0 $((results - 1))); do outputs+=" --output=@gpu$i.npy"; done
   (cd "gpu-check/$name" &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run plan.txt kernels.cubin \
+   /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
      --function="$function" --repeat=0 $args $outputs)
 done < gpu-check/cases.txt
 # The compiled host code (--host=host.so) must make the plan's calls: the
@@ -27,7 +27,7 @@ host=0
 if grep -q ' loss_and_grads ' gpu-check/cases.txt; then
   read -r name function results tolerance args < <(grep -m1 ' loss_and_grads ' gpu-check/cases.txt)
   (cd "gpu-check/$name" &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run --host=host.so --function="$function" \
+   /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec --host=host.so --function="$function" \
      --repeat=0 $args $(for i in $(seq 0 $((results - 1))); do echo --output=@lib$i.npy; done) &&
    for i in $(seq 0 $((results - 1))); do cmp gpu$i.npy lib$i.npy || exit 1; done &&
    echo "host.so: $name: $results results bit-identical to the plan's") || host=1
@@ -35,8 +35,8 @@ fi
 name=$(awk '$2 == "train" { print $1; exit }' gpu-check/cases.txt)
 if [ -n "$name" ]; then
   (cd "gpu-check/$name" && mkdir -p lib &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run --host=host.so --train=run --out=lib | tail -2 &&
-   cmp model.safetensors lib/model.safetensors &&
+   /tmp/mxfp4-build-cuda/mxfp4-cuda-run train --host=host.so --run=run --out=lib | tail -5 &&
+   cmp checkpoint/model.safetensors lib/checkpoint/model.safetensors &&
    echo "host.so: $name: trained weights bit-identical to the plan's") || host=1
 fi
 python3 scripts/gpu/compare.py gpu-check

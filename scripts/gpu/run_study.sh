@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # The pilot study on the GPU machine (after scripts/gpu/prepare_study.sh
-# here): builds the plan runner and trains every recipe of
-# gpu-study/recipes.txt from the same weights and batches; each run's
-# metrics.jsonl and model.safetensors land in gpu-study/<recipe>/ (and in
-# $OUT/<recipe>/ when $OUT is set). scripts/gpu/study_table.py makes the
-# table and the plot from them. Usage: run_study.sh [RECIPE...] (default:
-# all of recipes.txt; a subset lets a study span several GPU sessions).
+# here): builds the plan runner and runs `mxfp4-cuda-run study` on the
+# recipes of gpu-study/recipes.txt and the runs gpu-study/run-seed*/ there.
+# Each (recipe, seed) trains into gpu-study/out/<recipe>-seed<N>/ (metrics,
+# loss.svg, a checkpoint every 100 steps); a complete one is skipped and one
+# cut short resumes from its checkpoint, so calling this again continues a
+# study that outran one command's time. The table and plot of what is done
+# are gpu-study/out/study.md and study.svg. With $OUT set, the metrics,
+# plots and table are copied to $OUT (not the checkpoints, too large to
+# bring back); `mxfp4-cuda-run study` here, on runs whose metrics are all
+# in its --out, tabulates seeds trained in different sessions without a GPU
+# (docs/Study.md). Usage: run_study.sh [RECIPE...] (default: all of
+# recipes.txt, the first the baseline).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build /tmp/mxfp4-build-cuda > /dev/null
-selected=" $* "
-while read -r recipe; do
-  if [ $# -gt 0 ] && [[ "$selected" != *" $recipe "* ]]; then continue; fi
-  echo "== $recipe"
-  (cd "gpu-study/$recipe" &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run plan.txt kernels.cubin --train=../run --out=. \
-     | grep -E "^step (1|50|[0-9]*00):|^metrics")
-  if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT/$recipe" && cp "gpu-study/$recipe/metrics.jsonl" "$OUT/$recipe/"
-  fi
-done < gpu-study/recipes.txt
+recipes=${*:-$(cat gpu-study/recipes.txt)}
+runs=$(ls -d gpu-study/run-seed* | paste -sd,)
+/tmp/mxfp4-build-cuda/mxfp4-cuda-run study \
+  --recipes="$(for r in $recipes; do printf 'gpu-study/%s\n' "$r"; done | paste -sd,)" \
+  --runs="$runs" --out=gpu-study/out --checkpoint-every=100 |
+  awk -F'[ :]' '!/^step [0-9]+: loss/ || $2 == 1 || $2 % 100 == 0'
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  cp gpu-study/out/study.md gpu-study/out/study.svg "$OUT/"
+  for pair in gpu-study/out/*-seed*/; do
+    mkdir -p "$OUT/$(basename "$pair")"
+    cp "$pair/metrics.jsonl" "$pair/loss.svg" "$OUT/$(basename "$pair")/"
+  done
+fi

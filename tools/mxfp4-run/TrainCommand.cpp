@@ -92,11 +92,11 @@ TRAIN_OPT(bool, parallel, "parallel",
           cl::init(true));
 
 TRAIN_OPT(std::string, exportGpuRun, "export-gpu-run",
-          cl::desc("Instead of training, write the run's initial weights and "
-                   "every step's token batch for the CUDA runtime "
-                   "(mxfp4-cuda-run --train=DIR), which then trains the "
-                   "step compiled with 'compile --target=sm_90a' exactly as "
-                   "this command would"),
+          cl::desc("Instead of training, write the run's initial weights, "
+                   "every step's token batch and the held-out batches for "
+                   "the CUDA runtime (mxfp4-cuda-run train --run=DIR), which "
+                   "then trains the step compiled with 'compile "
+                   "--target=sm_90a' exactly as this command would"),
           cl::value_desc("dir"));
 
 static std::atomic<bool> interrupted{false};

@@ -135,13 +135,15 @@ std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
                                                     uint64_t seed);
 
 /// Writes what a GPU runtime needs to train exactly as `options` would on
-/// the CPU (runtime/cuda, --train=DIR): run.txt (steps, batch, window,
-/// token width, the parameters' names, initializers and shapes in argument
-/// order), the initial parameters param<i>.npy from the seed when they fit
-/// in 16 MiB (else the runtime draws them with the same generator), and
-/// batches.bin, every
-/// step's token batch as the CPU trainer draws it (bytes for vocabularies
-/// of at most 256 ids, else little-endian int32).
+/// the CPU (runtime/cuda, `mxfp4-cuda-run train --run=DIR`): run.txt
+/// (steps, batch, window, token width, seed, evaluation interval and
+/// batches, the model's name, the parameters' names, initializers and
+/// shapes in argument order), the initial parameters param<i>.npy from the
+/// seed when they fit in 16 MiB (else the runtime draws them with the same
+/// generator), batches.bin, every step's token batch as the CPU trainer
+/// draws it, eval.bin, the held-out batches of every evaluation (bytes for
+/// vocabularies of at most 256 ids, else little-endian int32), and
+/// config.json and mxfp4_config.json for the runtime's checkpoints.
 llvm::Error exportTrainingRun(const TrainOptions &options, llvm::StringRef dir);
 
 } // namespace mlir::mxfp4

@@ -6,29 +6,23 @@
 //===----------------------------------------------------------------------===//
 //
 // Draws loss curves as a self-contained SVG file that opens in any browser:
-// axes with round tick labels, grid lines, a legend and one colour per series.
+// axes with round tick labels, grid lines, a legend and one colour per series
+// (rendered by SvgPlot.h, which the CUDA runtime shares).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_TRAIN_PLOT_H
 #define MXFP4_TRAIN_PLOT_H
 
+#include "mxfp4/Train/SvgPlot.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
-#include <vector>
 
 namespace mlir::mxfp4 {
-
-/// One curve: the points (x[i], y[i]); points where either is NaN or infinite
-/// are skipped and break the line.
-struct PlotSeries {
-  std::string label;
-  std::vector<double> x, y;
-  bool dashed = false;
-};
 
 /// Returns the SVG text of the plot; see writeLossPlot.
 std::string renderLossPlot(llvm::StringRef title,

@@ -1,0 +1,57 @@
+//===- checkpoint.h - checkpoints of a GPU training run ---------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The CPU trainer's layout (Train/Checkpoint.h), so transformers loads the
+// weights as they are: OUT/checkpoint/ holds model.safetensors (the
+// parameters under their Hugging Face names), optimizer.safetensors (AdamW's
+// "<param>.exp_avg" and "<param>.exp_avg_sq"), trainer_state.json (the
+// step and what the run must match to resume it) and the run's config.json
+// and mxfp4_config.json. The folder is written whole beside the old one and
+// then swapped in, so a run killed while writing keeps its last checkpoint.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_CHECKPOINT_H
+#define MXFP4_RUNTIME_CUDA_CHECKPOINT_H
+
+#include "safetensors.h"
+#include "training_run.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/// A checkpoint: the state @train_step carries from step to step.
+struct Checkpoint {
+  /// The number of steps done.
+  int64_t step = 0;
+  /// The parameters, then AdamW's first and second moments, in the order
+  /// of `TrainingRun::params`.
+  std::vector<std::vector<char>> params, m, v;
+};
+
+/// Who writes a checkpoint: the recipe's name (for people) and the hash of
+/// the plan's text, which a resumed run's plan must match (as its run's
+/// seed and run.txt must).
+struct CheckpointOwner {
+  std::string recipe;
+  std::string planHash;
+};
+
+/// A short stable hash of `text` (FNV-1a, 16 hex digits).
+std::string hashText(const std::string &text);
+
+/// Writes `saved` of `run` to `dir`, replacing the checkpoint there.
+void writeCheckpoint(const std::string &dir, const TrainingRun &run,
+                     const CheckpointOwner &owner, const Checkpoint &saved);
+
+/// Reads the checkpoint in `dir`; fails naming the folder unless it was
+/// written by a run of `run` with `owner`'s plan and its tensors fit.
+Checkpoint readCheckpoint(const std::string &dir, const TrainingRun &run,
+                          const CheckpointOwner &owner);
+
+#endif // MXFP4_RUNTIME_CUDA_CHECKPOINT_H

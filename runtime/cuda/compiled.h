@@ -1,0 +1,52 @@
+//===- compiled.h - what `mxfp4-run compile --target=sm_90a` wrote -*- C++
+//-*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The plan and the cubin, from plan.txt and kernels.cubin or from host.so,
+// which carries both and the plan's functions as machine code. Everything
+// is read and checked before the driver is loaded, so a missing file, a
+// library of another ABI version or an unknown function is reported without
+// a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_COMPILED_H
+#define MXFP4_RUNTIME_CUDA_COMPILED_H
+
+#include "host_library.h"
+#include "plan.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+class Compiled {
+public:
+  /// PLAN and CUBIN files.
+  Compiled(const std::string &planPath, const std::string &cubinPath);
+  /// A host library.
+  explicit Compiled(const std::string &hostPath);
+
+  /// Whether the plan has `function`.
+  bool has(const std::string &function) const;
+  /// `function`'s checked records and, through a library, its code.
+  Program program(const std::string &function) const;
+  /// The plan's text, which identifies the compile in checkpoints.
+  const std::string &planText() const { return text; }
+  /// Where the plan came from, for messages.
+  const std::string &planOrigin() const { return planPath; }
+  const void *cubin() const;
+  /// Where the cubin came from, for messages.
+  const std::string &cubinOrigin() const { return cubinPath; }
+
+private:
+  std::unique_ptr<HostLibrary> library;
+  std::string planPath, cubinPath, text;
+  std::vector<char> cubinFile;
+};
+
+#endif // MXFP4_RUNTIME_CUDA_COMPILED_H

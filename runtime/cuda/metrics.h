@@ -1,0 +1,53 @@
+//===- metrics.h - the metrics.jsonl of a run -------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// One JSON object a line, as the CPU trainer writes it (Train/Metrics.h):
+// training records {step, tokens, loss, lr, grad_norm, tokens_per_s,
+// elapsed_s} and evaluations {step, tokens, eval_loss}. Every line is
+// flushed as it is written; a torn last line (a run killed mid-write) is
+// no record, any other line that is not a JSON object with a step is an
+// error naming the file and the line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_METRICS_H
+#define MXFP4_RUNTIME_CUDA_METRICS_H
+
+#include "json.h"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+/// One record and its line.
+struct MetricsRecord {
+  int64_t step = 0;
+  JsonValue value;
+  std::string line;
+};
+
+/// The records of `path`.
+std::vector<MetricsRecord> readMetrics(const std::string &path);
+
+/// A metrics.jsonl being written.
+class MetricsLog {
+public:
+  /// A new log at `path`, replacing any file there.
+  explicit MetricsLog(const std::string &path);
+  /// The log at `path`, continued after the records of steps up to
+  /// `lastStep` (the later ones, of a run cut short, are dropped).
+  MetricsLog(const std::string &path, int64_t lastStep);
+
+  void append(const JsonRecord &record);
+
+private:
+  std::string path;
+  std::ofstream out;
+};
+
+#endif // MXFP4_RUNTIME_CUDA_METRICS_H

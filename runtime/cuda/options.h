@@ -1,0 +1,37 @@
+//===- options.h - the command line -----------------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_OPTIONS_H
+#define MXFP4_RUNTIME_CUDA_OPTIONS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/// A command line: the subcommand and its flags.
+struct Options {
+  /// exec, train, study or check-weights.
+  std::string command;
+  std::string planPath, cubinPath;
+  std::string hostPath; // --host: the library instead of PLAN CUBIN
+  // exec
+  std::string function, timeJson;
+  std::vector<std::string> inputs, outputs;
+  size_t repeat = 1;
+  bool profile = false; // one more call, timing each launch
+  // train, study, check-weights
+  std::string runDir, outDir, recipe;
+  std::vector<std::string> recipeDirs, runDirs;
+  int64_t steps = 0, checkpointEvery = 0;
+  bool resume = false;
+};
+
+/// Parses the command line; fails with the usage or the wrong argument.
+Options parseOptions(int argc, char **argv);
+
+#endif // MXFP4_RUNTIME_CUDA_OPTIONS_H

@@ -1,0 +1,65 @@
+//===- plan.h - a function of a host plan -----------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The text format of `mxfp4-run compile --target=sm_90a`'s plan.txt
+// (include/mxfp4/API/HostPlan.h), parsed once per run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_PLAN_H
+#define MXFP4_RUNTIME_CUDA_PLAN_H
+
+#include "mxfp4/API/HostABI.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+/// One record of the function, parsed once: the timed calls replay these and
+/// read no text.
+struct Record {
+  enum Kind { Arg, Alloc, Free, View, Const, Global, Launch, Result };
+  Kind kind = Alloc;
+  long id = 0;
+  long source = 0;        // view
+  size_t index = 0;       // arg, result
+  size_t bytes = 0;       // arg, alloc, global, result
+  bool buffer = false;    // arg: a buffer, not a scalar
+  uint64_t bits = 0;      // const
+  std::vector<char> data; // global
+  std::string name;       // launch: the kernel; result: the element type
+  unsigned grid[3] = {}, block[3] = {};
+  std::vector<std::pair<bool, long>> args; // launch: (is a buffer, id)
+  std::vector<int64_t> shape;              // result
+  void *kernel = nullptr;                  // launch, once the cubin is loaded
+};
+
+/// The records of `function` in the plan `text` (read from `planPath`), up
+/// to its `end`.
+std::vector<Record> readFunction(const std::string &text,
+                                 const std::string &planPath,
+                                 const std::string &function);
+
+/// The names of the functions of the plan `text`, in order.
+std::vector<std::string> functionNames(const std::string &text);
+
+/// Refuses a plan that uses a buffer after freeing it (see plan.cpp).
+void checkLifetimes(const std::vector<Record> &records);
+
+/// The function a run calls: its plan records, and, through a host
+/// library, its code and the kernels the code launches by index (else the
+/// records' launches are replayed).
+struct Program {
+  std::vector<Record> records;
+  mxfp4_host_function *code = nullptr;
+  std::vector<void *> kernels;
+  std::vector<std::string> kernelNames;
+};
+
+#endif // MXFP4_RUNTIME_CUDA_PLAN_H

@@ -1,0 +1,295 @@
+//===- replay.cpp - one call of a plan function on the device -------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "replay.h"
+
+#include "failure.h"
+#include "host_library.h"
+#include "npy.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+Arguments upload(Driver &cu, Memory &memory, const std::vector<Record> &records,
+                 const std::vector<std::string> &inputs,
+                 const std::string &function) {
+  Arguments arguments;
+  for (const Record &r : records) {
+    if (r.kind == Record::Const)
+      arguments.scalars[r.id] = r.bits;
+    if (r.kind != Record::Arg)
+      continue;
+    if (r.index >= inputs.size())
+      fail("@" + function + " takes more arguments than the " +
+           std::to_string(inputs.size()) + " given");
+    const std::string &input = inputs[r.index];
+    if (!r.buffer) {
+      arguments.scalars[r.id] = std::strtoull(input.c_str(), nullptr, 0);
+      continue;
+    }
+    if (input.empty() || input[0] != '@')
+      fail("argument #" + std::to_string(r.index) +
+           " is a tensor: pass "
+           "@FILE.npy");
+    Input buffer;
+    buffer.index = r.index;
+    buffer.id = r.id;
+    buffer.host = readNpy(input.substr(1));
+    if (buffer.host.size() != r.bytes)
+      fail("argument #" + std::to_string(r.index) + " (" + input + ") has " +
+           std::to_string(buffer.host.size()) +
+           " bytes of data, the plan wants " + std::to_string(r.bytes));
+    buffer.device = memory.hold(r.bytes);
+    cu.check(cu.memcpyHtoD(buffer.device, buffer.host.data(), r.bytes),
+             "cuMemcpyHtoD");
+    arguments.buffers.push_back(std::move(buffer));
+  }
+  return arguments;
+}
+
+/// Repeated calls must start from the same inputs. The plan format does not
+/// forbid writing an argument: a launch may be given an argument buffer (or
+/// a view of one) and its kernel may store to any buffer it gets, and
+/// one-shot bufferization with writable function boundaries can put a result
+/// in place in an argument (a result record may then name the argument).
+/// The compiler's plans of today never do (no kernel of the micro step
+/// stores to an argument, no result names one), but the runner cannot see
+/// stores from the plan, so it compares each argument with its upload after
+/// the warmup call and keeps a pristine device copy of each one that changed.
+void keepPristineCopies(Driver &cu, Memory &memory, Arguments &arguments,
+                        const std::string &function) {
+  for (Input &input : arguments.buffers) {
+    std::vector<char> now(input.host.size());
+    cu.check(cu.memcpyDtoH(now.data(), input.device, now.size()),
+             "cuMemcpyDtoH");
+    if (now == input.host)
+      continue;
+    std::fprintf(stderr,
+                 "mxfp4-cuda-run: note: @%s writes its argument #%zu; it is "
+                 "restored before each timed call\n",
+                 function.c_str(), input.index);
+    input.pristine = memory.hold(input.host.size());
+    cu.check(
+        cu.memcpyHtoD(input.pristine, input.host.data(), input.host.size()),
+        "cuMemcpyHtoD");
+  }
+}
+
+void restore(Driver &cu, const Arguments &arguments) {
+  for (const Input &input : arguments.buffers)
+    if (input.pristine)
+      cu.check(cu.memcpyDtoD(input.device, input.pristine, input.host.size()),
+               "cuMemcpyDtoD");
+}
+
+//===----------------------------------------------------------------------===//
+// Replay
+//===----------------------------------------------------------------------===//
+
+void resolveKernels(Driver &cu, void *module, Program &program) {
+  std::map<std::string, void *> kernels;
+  auto get = [&](const std::string &name) {
+    void *&kernel = kernels[name];
+    if (!kernel)
+      cu.check(cu.moduleGetFunction(&kernel, module, name.c_str()),
+               "cuModuleGetFunction(" + name + ")");
+    return kernel;
+  };
+  for (Record &r : program.records)
+    if (r.kind == Record::Launch)
+      r.kernel = get(r.name);
+  for (const std::string &name : program.kernelNames)
+    program.kernels.push_back(get(name));
+}
+
+/// Launches `kernel` (named `name`), between events if the call is
+/// profiled. The driver gets one pointer per parameter and copies as many
+/// bytes as the kernel declares (index scalars are 32-bit in the kernels:
+/// the low half of the little-endian 64-bit value).
+static void launchKernel(Driver &cu, LaunchEvents *profile, void *kernel,
+                         const std::string &name, const unsigned grid[3],
+                         const unsigned block[3], unsigned sharedBytes,
+                         const uint64_t *values, size_t count) {
+  std::vector<void *> params(count);
+  for (size_t i = 0; i < count; ++i)
+    params[i] = const_cast<uint64_t *>(values + i);
+  size_t index = profile ? profile->kernels.size() : 0;
+  if (profile) {
+    if (index == profile->events.size())
+      fail("the call launches more kernels than its plan");
+    profile->kernels.push_back(&name);
+    cu.check(cu.eventRecord(profile->events[index].first, nullptr),
+             "cuEventRecord");
+  }
+  cu.check(cu.launchKernel(kernel, grid[0], grid[1], grid[2], block[0],
+                           block[1], block[2], sharedBytes, nullptr,
+                           params.data(), nullptr),
+           "cuLaunchKernel(" + name + ")");
+  if (profile)
+    cu.check(cu.eventRecord(profile->events[index].second, nullptr),
+             "cuEventRecord");
+}
+
+static void writeResult(Driver &cu, const Record &r, CUdeviceptr p,
+                        const std::string &path) {
+  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  std::vector<char> data(r.bytes);
+  cu.check(cu.memcpyDtoH(data.data(), p, r.bytes), "cuMemcpyDtoH");
+  writeNpy(path, r.name, r.shape, data);
+}
+
+/// One call by replaying the records; `live` gets the blocks it takes and
+/// does not free. Returns the result buffers, by index.
+static std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
+                                          const std::vector<Record> &records,
+                                          const Arguments &arguments,
+                                          std::set<CUdeviceptr> &live,
+                                          LaunchEvents *profile) {
+  std::map<long, CUdeviceptr> buffers;
+  for (const Input &input : arguments.buffers)
+    buffers[input.id] = input.device;
+  std::vector<CUdeviceptr> results;
+  for (const Record &r : records) {
+    switch (r.kind) {
+    case Record::Arg:
+    case Record::Const:
+      break; // in `arguments`
+    case Record::Alloc:
+      live.insert(buffers[r.id] = memory.take(r.bytes));
+      break;
+    case Record::Free:
+      // Not a block of this call: an argument, which stays with the runner
+      // for the next call.
+      if (live.erase(buffers.at(r.id)))
+        memory.give(buffers.at(r.id));
+      break;
+    case Record::View:
+      buffers[r.id] = buffers.at(r.source);
+      break;
+    case Record::Global:
+      live.insert(buffers[r.id] = memory.take(r.bytes));
+      cu.check(cu.memcpyHtoD(buffers[r.id], r.data.data(), r.bytes),
+               "cuMemcpyHtoD");
+      break;
+    case Record::Launch: {
+      std::vector<uint64_t> values;
+      for (auto [isBuffer, id] : r.args)
+        values.push_back(isBuffer ? buffers.at(id) : arguments.scalars.at(id));
+      launchKernel(cu, profile, r.kernel, r.name, r.grid, r.block, 0,
+                   values.data(), values.size());
+      break;
+    }
+    case Record::Result:
+      if (results.size() <= r.index)
+        results.resize(r.index + 1);
+      results[r.index] = buffers.at(r.id);
+      break;
+    }
+  }
+  return results;
+}
+
+namespace {
+
+/// The host library's device operations, as `interpret` makes them for the
+/// records.
+class LibraryCalls : public HostCalls {
+public:
+  LibraryCalls(Driver &cu, Memory &memory, const Program &program,
+               std::set<CUdeviceptr> &live, LaunchEvents *profile)
+      : cu(cu), memory(memory), program(program), live(live), profile(profile) {
+  }
+
+  uint64_t alloc(uint64_t bytes) override {
+    CUdeviceptr p = memory.take(bytes);
+    live.insert(p);
+    return p;
+  }
+
+  void free(uint64_t buffer) override {
+    if (!live.erase(buffer))
+      fail("the host library frees a buffer the call did not allocate");
+    memory.give(buffer);
+  }
+
+  uint64_t upload(const void *data, uint64_t bytes) override {
+    uint64_t p = alloc(bytes);
+    cu.check(cu.memcpyHtoD(p, data, bytes), "cuMemcpyHtoD");
+    return p;
+  }
+
+  void launch(uint32_t kernel, const unsigned grid[3], const unsigned block[3],
+              unsigned sharedBytes, const uint64_t *params,
+              uint32_t numParams) override {
+    if (kernel >= program.kernels.size())
+      fail("the host library launches kernel #" + std::to_string(kernel) +
+           " of " + std::to_string(program.kernels.size()));
+    launchKernel(cu, profile, program.kernels[kernel],
+                 program.kernelNames[kernel], grid, block, sharedBytes, params,
+                 numParams);
+  }
+
+private:
+  Driver &cu;
+  Memory &memory;
+  const Program &program;
+  std::set<CUdeviceptr> &live;
+  LaunchEvents *profile;
+};
+
+} // namespace
+
+/// One call through the host library, as `interpret`.
+static std::vector<CUdeviceptr> callLibrary(Driver &cu, Memory &memory,
+                                            const Program &program,
+                                            const Arguments &arguments,
+                                            std::set<CUdeviceptr> &live,
+                                            LaunchEvents *profile) {
+  std::vector<uint64_t> args;
+  size_t results = 0;
+  for (const Record &r : program.records) {
+    if (r.kind == Record::Arg) {
+      args.resize(std::max(args.size(), r.index + 1));
+      if (!r.buffer)
+        args[r.index] = arguments.scalars.at(r.id);
+    }
+    results += r.kind == Record::Result;
+  }
+  for (const Input &input : arguments.buffers)
+    args.at(input.index) = input.device;
+  std::vector<uint64_t> buffers(results);
+  LibraryCalls calls(cu, memory, program, live, profile);
+  callHostFunction(program.code, calls, args.data(), buffers.data());
+  return std::vector<CUdeviceptr>(buffers.begin(), buffers.end());
+}
+
+void replay(Driver &cu, Memory &memory, const Program &program,
+            const Arguments &arguments, const std::vector<std::string> *outputs,
+            LaunchEvents *profile, std::vector<CUdeviceptr> *kept) {
+  std::set<CUdeviceptr> live; // blocks taken and not yet freed
+  std::vector<CUdeviceptr> results =
+      program.code
+          ? callLibrary(cu, memory, program, arguments, live, profile)
+          : interpret(cu, memory, program.records, arguments, live, profile);
+  for (const Record &r : program.records) {
+    if (r.kind != Record::Result)
+      continue;
+    if (outputs && r.index < outputs->size())
+      writeResult(cu, r, results[r.index], (*outputs)[r.index]);
+    // Kept results belong to the caller, who gives them back.
+    if (kept) {
+      if (kept->size() <= r.index)
+        kept->resize(r.index + 1);
+      (*kept)[r.index] = results[r.index];
+      live.erase(results[r.index]);
+    }
+  }
+  for (CUdeviceptr p : live)
+    memory.give(p);
+}

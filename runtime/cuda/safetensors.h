@@ -1,0 +1,35 @@
+//===- safetensors.h - f32 tensors in safetensors files ---------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Hugging Face's format as the CPU driver writes it (Runtime/Safetensors.h):
+// an 8-byte header length, the JSON header with {"format": "pt"} metadata
+// first and the tensors in order, padded to 8 bytes, then the data.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_SAFETENSORS_H
+#define MXFP4_RUNTIME_CUDA_SAFETENSORS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/// A little-endian f32 tensor.
+struct NamedTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<char> data;
+};
+
+void writeSafetensors(const std::string &path,
+                      const std::vector<NamedTensor> &tensors);
+
+/// The tensors of `path`; fails naming the file unless every tensor is F32
+/// and lies inside it.
+std::vector<NamedTensor> readSafetensors(const std::string &path);
+
+#endif // MXFP4_RUNTIME_CUDA_SAFETENSORS_H

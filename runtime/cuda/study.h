@@ -1,0 +1,38 @@
+//===- study.h - every recipe on every seed ---------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// `mxfp4-cuda-run study`: trains every compiled recipe on every exported run
+// (one a seed) into OUT/<recipe>-seed<seed>/, then writes OUT/study.md and
+// OUT/study.svg (study_table.h). A pair whose metrics.jsonl is complete is
+// skipped and one cut short continues from its checkpoint, so a study
+// spans GPU sessions; with every pair complete it needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_STUDY_H
+#define MXFP4_RUNTIME_CUDA_STUDY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct StudyOptions {
+  /// Folders of `mxfp4-run compile --target=sm_90a` (plan.txt and
+  /// kernels.cubin), named for their recipe; the first is the baseline.
+  std::vector<std::string> recipeDirs;
+  /// Folders of `mxfp4-run train --export-gpu-run`, one a seed.
+  std::vector<std::string> runDirs;
+  std::string outDir;
+  /// The last step (0: the runs').
+  int64_t steps = 0;
+  /// Checkpoint every N steps (0: at the end of each run only).
+  int64_t checkpointEvery = 0;
+};
+
+void study(const StudyOptions &options);
+
+#endif // MXFP4_RUNTIME_CUDA_STUDY_H

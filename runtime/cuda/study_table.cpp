@@ -1,0 +1,239 @@
+//===- study_table.cpp - the study's table and plot -----------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "study_table.h"
+
+#include "mxfp4/Train/SvgPlot.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+using mlir::mxfp4::PlotSeries;
+
+StudyCurves getStudyCurves(const std::vector<MetricsRecord> &records) {
+  StudyCurves curves;
+  for (const MetricsRecord &r : records) {
+    LossPoint p{r.step, r.value.getNumber("tokens").value_or(NAN), NAN};
+    // A diverged step's loss is null.
+    if (r.value.get("eval_loss")) {
+      p.loss = r.value.getNumber("eval_loss").value_or(NAN);
+      curves.eval.push_back(p);
+    } else if (r.value.get("loss")) {
+      p.loss = r.value.getNumber("loss").value_or(NAN);
+      curves.train.push_back(p);
+    }
+  }
+  return curves;
+}
+
+/// printf into a string.
+template <typename... Args>
+static std::string format(const char *spec, Args... args) {
+  char text[256];
+  std::snprintf(text, sizeof(text), spec, args...);
+  return text;
+}
+
+/// Trailing means over up to 20 points.
+static std::vector<double> smooth(const std::vector<LossPoint> &points) {
+  std::vector<double> means;
+  for (size_t i = 0; i < points.size(); ++i) {
+    size_t first = i >= 19 ? i - 19 : 0;
+    double sum = 0;
+    for (size_t j = first; j <= i; ++j)
+      sum += points[j].loss;
+    means.push_back(sum / double(i - first + 1));
+  }
+  return means;
+}
+
+/// The loss of `points` at `step`, linearly interpolated.
+static std::optional<double> lossAtStep(const std::vector<LossPoint> &points,
+                                        double step) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].step < step)
+      continue;
+    if (points[i].step == step || i == 0)
+      return points[i].loss;
+    const LossPoint &a = points[i - 1], &b = points[i];
+    double t = (step - a.step) / double(b.step - a.step);
+    return a.loss + t * (b.loss - a.loss);
+  }
+  return std::nullopt;
+}
+
+/// The first (interpolated) token count at which `points` reach `target`.
+static std::optional<double> tokensToReach(const std::vector<LossPoint> &points,
+                                           double target) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (!(points[i].loss <= target))
+      continue;
+    if (i == 0)
+      return points[i].tokens;
+    const LossPoint &a = points[i - 1], &b = points[i];
+    double t = (a.loss - target) / (a.loss - b.loss);
+    return a.tokens + t * (b.tokens - a.tokens);
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// One (recipe, seed) cell of the table.
+struct Cell {
+  double final = NAN;
+  std::optional<double> tokens; // to reach the target
+};
+} // namespace
+
+std::string formatStudyTable(const StudyResults &results) {
+  size_t seeds = results.seeds.size();
+  bool eval = true;
+  for (const std::vector<StudyCurves> &recipe : results.runs)
+    for (const StudyCurves &run : recipe)
+      eval &= !run.eval.empty();
+  const std::string &base = results.recipes.front();
+  double step75 = 0.75 * double(results.steps);
+  int64_t targetStep = int64_t(step75);
+
+  // cells[recipe][seed]
+  std::vector<std::vector<Cell>> cells(results.recipes.size());
+  for (size_t s = 0; s < seeds; ++s) {
+    const StudyCurves &baseline = results.runs[0][s];
+    std::optional<double> target;
+    if (eval)
+      target = lossAtStep(baseline.eval, step75);
+    else if (targetStep >= 1 && size_t(targetStep) <= baseline.train.size())
+      target = smooth(baseline.train)[targetStep - 1];
+    for (size_t r = 0; r < results.recipes.size(); ++r) {
+      const StudyCurves &run = results.runs[r][s];
+      Cell cell;
+      if (eval) {
+        cell.final = run.eval.back().loss;
+        if (target)
+          cell.tokens = tokensToReach(run.eval, *target);
+      } else {
+        size_t n = std::min<size_t>(20, run.train.size());
+        double sum = 0;
+        for (size_t i = run.train.size() - n; i < run.train.size(); ++i)
+          sum += run.train[i].loss;
+        cell.final = sum / double(n);
+        std::vector<double> means = smooth(run.train);
+        for (size_t i = 0; target && i < means.size() && !cell.tokens; ++i)
+          if (means[i] <= *target)
+            cell.tokens = run.train[i].tokens;
+      }
+      cells[r].push_back(cell);
+    }
+  }
+
+  std::string text = format("Llama '%s': %lld steps x %lld tokens = %.1f M "
+                            "tokens; seeds:",
+                            results.model.c_str(), (long long)results.steps,
+                            (long long)results.tokensPerStep,
+                            results.steps * results.tokensPerStep / 1e6);
+  for (uint64_t seed : results.seeds)
+    text += " " + std::to_string(seed);
+  std::optional<double> noise;
+  if (seeds >= 2)
+    noise = std::fabs(cells[0][0].final - cells[0][1].final);
+  std::string mean = seeds > 1 ? format("mean of %zu seeds", seeds) : "";
+  std::string finalHeader =
+      eval ? "final eval loss" + (seeds > 1 ? " (" + mean + ")" : "")
+           : "final loss (last 20 steps" + (seeds > 1 ? ", " + mean : "") + ")";
+  text += "\n\n| recipe | " + finalHeader + " | gap to " + base +
+          (seeds > 1 ? " (per seed)" : "") + " | tokens to reach " + base +
+          "'s " +
+          (eval ? "eval loss at step " + format("%.0f", step75)
+                : "step-" + std::to_string(targetStep) + " loss") +
+          " |\n|---|---|---|---|\n";
+  double baseTokens = 0;
+  for (const Cell &c : cells[0])
+    baseTokens += c.tokens.value_or(NAN) / double(seeds);
+  for (size_t r = 0; r < results.recipes.size(); ++r) {
+    double final = 0, gap = 0, tokens = 0;
+    std::string perSeed;
+    size_t missed = 0;
+    for (size_t s = 0; s < seeds; ++s) {
+      final += cells[r][s].final / double(seeds);
+      double g = cells[r][s].final - cells[0][s].final;
+      gap += g / double(seeds);
+      perSeed += format(s ? ", %+.4f" : "%+.4f", g);
+      missed += !cells[r][s].tokens;
+      tokens += cells[r][s].tokens.value_or(0) / double(seeds);
+    }
+    text += "| " + results.recipes[r] + " | " +
+            (std::isfinite(final) ? format("%.4f", final) : "diverged") + " | ";
+    if (r > 0 && !std::isfinite(gap)) {
+      text += "-";
+    } else if (r > 0) {
+      text += format("%+.4f", gap);
+      if (seeds > 1)
+        text += " (" + perSeed + ")";
+      if (noise && std::fabs(gap) <= *noise)
+        text += " (within noise)";
+    }
+    text += " | ";
+    if (missed) {
+      text += format("not within %lld steps (%zu of %zu seeds)",
+                     (long long)results.steps, missed, seeds);
+    } else {
+      text += format("%.1f M", tokens / 1e6);
+      // Against the step's tokens with eval losses (as the CPU study),
+      // against the baseline's own crossing with smoothed training losses.
+      double reference =
+          eval ? step75 * double(results.tokensPerStep) : baseTokens;
+      if (r > 0 || eval)
+        text += format(" (%+.1f%%)", 100 * (tokens / reference - 1));
+    }
+    text += " |\n";
+  }
+  text += "\n";
+  if (noise)
+    text += format("Noise level: the final losses of %s with seeds %llu and "
+                   "%llu differ by %.4f; gaps of that size or less are "
+                   "within noise.\n",
+                   base.c_str(), (unsigned long long)results.seeds[0],
+                   (unsigned long long)results.seeds[1], *noise);
+  text += "Gaps are paired: each recipe against the baseline of the same "
+          "seed (same initial weights and batches), averaged over seeds. ";
+  text += eval ? "Losses are held-out (eval) losses; token percentages are "
+                 "against the tokens of 75% of the run.\n"
+               : "Losses are training losses (the runs have no held-out "
+                 "evaluations); token percentages are against the "
+                 "baseline's own crossing of its smoothed loss.\n";
+  return text;
+}
+
+std::string renderStudyPlot(const StudyResults &results) {
+  std::vector<PlotSeries> series;
+  bool eval = !results.runs[0][0].eval.empty();
+  for (size_t r = 0; r < results.recipes.size(); ++r) {
+    const StudyCurves &run = results.runs[r][0];
+    PlotSeries curve{results.recipes[r], {}, {}};
+    if (eval) {
+      for (const LossPoint &p : run.eval) {
+        curve.x.push_back(p.tokens);
+        curve.y.push_back(p.loss);
+      }
+    } else {
+      // The first tenth, the initial loss, would squash the rest.
+      std::vector<double> means = smooth(run.train);
+      for (size_t i = run.train.size() / 10; i < means.size(); ++i) {
+        curve.x.push_back(run.train[i].tokens);
+        curve.y.push_back(means[i]);
+      }
+    }
+    series.push_back(std::move(curve));
+  }
+  std::string title =
+      (eval ? "Eval loss per recipe, seed "
+            : "Training loss (20-step mean) per recipe, seed ") +
+      std::to_string(results.seeds[0]);
+  return mlir::mxfp4::renderSvgPlot(title, series, "tokens",
+                                    eval ? "eval loss" : "loss");
+}

@@ -1,0 +1,80 @@
+//===- timing.cpp - calls timed with CUDA events --------------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "timing.h"
+
+#include "failure.h"
+#include "json.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+void profileCall(Driver &cu, Memory &memory, const Program &program,
+                 const Arguments &arguments) {
+  LaunchEvents profile;
+  for (const Record &r : program.records)
+    if (r.kind == Record::Launch) {
+      void *start = nullptr, *stop = nullptr;
+      cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
+      cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
+      profile.events.push_back({start, stop});
+    }
+  replay(cu, memory, program, arguments, nullptr, &profile);
+  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  std::map<std::string, std::pair<double, size_t>> byKernel;
+  double total = 0;
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    float ms = 0;
+    cu.check(cu.eventElapsedTime(&ms, profile.events[i].first,
+                                 profile.events[i].second),
+             "cuEventElapsedTime");
+    auto &entry = byKernel[*profile.kernels[i]];
+    entry.first += ms;
+    ++entry.second;
+    total += ms;
+  }
+  for (auto [start, stop] : profile.events) {
+    cu.eventDestroy(start);
+    cu.eventDestroy(stop);
+  }
+  std::vector<std::pair<double, std::string>> sorted;
+  for (auto &[name, entry] : byKernel)
+    sorted.push_back({entry.first, name});
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::printf("profile: %zu launches, %.3f ms in kernels\n",
+              profile.kernels.size(), total);
+  for (size_t i = 0; i < sorted.size() && i < 25; ++i)
+    std::printf("profile: %9.3f ms %5.1f%% %5zu x %s\n", sorted[i].first,
+                100 * sorted[i].first / total,
+                byKernel[sorted[i].second].second, sorted[i].second.c_str());
+}
+
+Times summarize(const std::vector<float> &ms) {
+  Times t;
+  t.calls = ms.size();
+  t.min = *std::min_element(ms.begin(), ms.end());
+  t.max = *std::max_element(ms.begin(), ms.end());
+  for (float m : ms)
+    t.mean += m;
+  t.mean /= double(ms.size());
+  return t;
+}
+
+void writeTimeJson(const std::string &path, const std::string &function,
+                   const Times &t, size_t launches) {
+  std::ofstream out(path);
+  if (!out)
+    fail("cannot write '" + path + "'");
+  char numbers[160];
+  std::snprintf(numbers, sizeof(numbers),
+                "\"calls\": %zu, \"mean_ms\": %.6f, \"min_ms\": %.6f, "
+                "\"max_ms\": %.6f, \"launches_per_call\": %zu",
+                t.calls, t.mean, t.min, t.max, launches);
+  out << "{\"function\": " << jsonString(function) << ", " << numbers << "}\n";
+}

@@ -1,0 +1,68 @@
+//===- timing.h - calls timed with CUDA events ------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CUDA_TIMING_H
+#define MXFP4_RUNTIME_CUDA_TIMING_H
+
+#include "driver.h"
+#include "memory.h"
+#include "replay.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+/// A call's time on the device's clock: an event before its first record and
+/// one after its last, on the default stream that every launch and copy of
+/// the call uses, so it covers the allocations, the copies of globals and
+/// the host's gaps between launches as well as the kernels.
+class Timer {
+public:
+  explicit Timer(Driver &cu) : cu(cu) {
+    cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
+    cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
+  }
+  Timer(const Timer &) = delete;
+  Timer &operator=(const Timer &) = delete;
+  ~Timer() {
+    cu.eventDestroy(start);
+    cu.eventDestroy(stop);
+  }
+
+  void begin() { cu.check(cu.eventRecord(start, nullptr), "cuEventRecord"); }
+
+  /// Milliseconds since `begin`, once the device is there.
+  float end() {
+    cu.check(cu.eventRecord(stop, nullptr), "cuEventRecord");
+    cu.check(cu.eventSynchronize(stop), "cuEventSynchronize");
+    float ms = 0;
+    cu.check(cu.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    return ms;
+  }
+
+private:
+  Driver &cu;
+  void *start = nullptr, *stop = nullptr;
+};
+
+/// Runs one more call with events around every launch and prints the
+/// kernels by total time: where a step's time goes.
+void profileCall(Driver &cu, Memory &memory, const Program &program,
+                 const Arguments &arguments);
+
+struct Times {
+  size_t calls = 0;
+  double mean = 0, min = 0, max = 0;
+};
+
+Times summarize(const std::vector<float> &ms);
+
+/// Writes `t` as --time-json's one JSON object.
+void writeTimeJson(const std::string &path, const std::string &function,
+                   const Times &t, size_t launches);
+
+#endif // MXFP4_RUNTIME_CUDA_TIMING_H

@@ -1,0 +1,311 @@
+//===- train.cpp - @train_step, step after step ---------------------------===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "train.h"
+
+#include "checkpoint.h"
+#include "failure.h"
+#include "loss_plot.h"
+#include "memory.h"
+#include "metrics.h"
+#include "npy.h"
+#include "replay.h"
+#include "timing.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+/// The argument records of `program`, by index.
+static std::vector<const Record *> argumentRecords(const Program &program) {
+  std::vector<const Record *> args;
+  for (const Record &r : program.records)
+    if (r.kind == Record::Arg) {
+      if (args.size() <= r.index)
+        args.resize(r.index + 1);
+      args[r.index] = &r;
+    }
+  return args;
+}
+
+/// Checks that `function`'s arguments are `copies` times the buffers of the
+/// run's parameters, a batch and a step; `what` names the buffers.
+static void checkSignature(const Compiled &compiled, const TrainingRun &run,
+                           const Program &program, const std::string &function,
+                           size_t copies, const std::string &what) {
+  std::vector<const Record *> args = argumentRecords(program);
+  size_t n = run.params.size();
+  bool fits = args.size() == copies * n + 2;
+  for (size_t i = 0; fits && i < args.size(); ++i) {
+    size_t bytes = 4;
+    if (i < copies * n)
+      for (int64_t d : run.params[i % n].second)
+        bytes *= d;
+    else if (i == copies * n)
+      bytes = run.batchTokens() * 4;
+    fits = args[i] && args[i]->buffer == (i <= copies * n) &&
+           (i > copies * n || args[i]->bytes == bytes);
+  }
+  if (!fits)
+    fail("@" + function + " of '" + compiled.planOrigin() + "' does not take " +
+         what + ", a " + std::to_string(run.batch) + " x " +
+         std::to_string(run.window) + " batch and a step, as the run '" +
+         run.dir + "' has them: were they made from the same config?");
+}
+
+namespace {
+
+/// A training run on the device.
+class Trainer {
+public:
+  Trainer(Driver &cu, const Compiled &compiled, const TrainingRun &run,
+          const TrainOptions &options, Program step, Program loss)
+      : cu(cu), memory(cu), run(run), options(options), step(std::move(step)),
+        loss(std::move(loss)),
+        n(run.params.size()), owner{options.recipe,
+                                    hashText(compiled.planText())} {}
+
+  void loop();
+
+private:
+  void upload(const Checkpoint &start);
+  double evaluate(int64_t done);
+  void checkpoint(int64_t done);
+
+  std::string checkpointDir() const { return options.outDir + "/checkpoint"; }
+
+  Driver &cu;
+  Memory memory;
+  const TrainingRun &run;
+  const TrainOptions &options;
+  Program step, loss;
+  size_t n;
+  CheckpointOwner owner;
+  /// Parameters, m and v on the device.
+  std::vector<CUdeviceptr> state;
+  CUdeviceptr tokens = 0;
+  std::vector<CUdeviceptr> evalTokens;
+};
+
+} // namespace
+
+void Trainer::upload(const Checkpoint &start) {
+  state.resize(3 * n);
+  for (size_t i = 0; i < 3 * n; ++i) {
+    const std::vector<char> &host = i < n       ? start.params[i]
+                                    : i < 2 * n ? start.m[i - n]
+                                                : start.v[i - 2 * n];
+    state[i] = memory.take(host.size());
+    cu.check(cu.memcpyHtoD(state[i], host.data(), host.size()), "cuMemcpyHtoD");
+  }
+  size_t bytes = run.batchTokens() * 4;
+  tokens = memory.hold(bytes);
+  // The held-out batches are the same at every evaluation.
+  for (int64_t b = 0; b < run.evalBatches; ++b) {
+    std::vector<int32_t> batch = run.tokens(run.evalTokens, b);
+    evalTokens.push_back(memory.hold(bytes));
+    cu.check(cu.memcpyHtoD(evalTokens.back(), batch.data(), bytes),
+             "cuMemcpyHtoD");
+  }
+}
+
+/// Arguments of `program`: the first `buffers` device buffers, then the
+/// step.
+static Arguments arguments(const Program &program,
+                           const std::vector<CUdeviceptr> &buffers,
+                           int64_t step) {
+  Arguments a;
+  std::vector<const Record *> args = argumentRecords(program);
+  for (const Record &r : program.records)
+    if (r.kind == Record::Const)
+      a.scalars[r.id] = r.bits;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    Input input;
+    input.index = i;
+    input.id = args[i]->id;
+    input.device = buffers[i];
+    a.buffers.push_back(input);
+  }
+  a.scalars[args[buffers.size()]->id] = uint64_t(step);
+  return a;
+}
+
+double Trainer::evaluate(int64_t done) {
+  double sum = 0;
+  for (CUdeviceptr batch : evalTokens) {
+    std::vector<CUdeviceptr> buffers(state.begin(), state.begin() + n);
+    buffers.push_back(batch);
+    // Per-step random rotations of the Fprops use the current step's draw.
+    std::vector<CUdeviceptr> results;
+    replay(cu, memory, loss, arguments(loss, buffers, done), nullptr, nullptr,
+           &results);
+    float value = 0;
+    cu.check(cu.memcpyDtoH(&value, results[0], 4), "cuMemcpyDtoH");
+    for (CUdeviceptr p : results)
+      memory.give(p);
+    sum += value;
+  }
+  return sum / double(evalTokens.size());
+}
+
+void Trainer::checkpoint(int64_t done) {
+  Checkpoint saved;
+  saved.step = done;
+  for (size_t i = 0; i < 3 * n; ++i) {
+    size_t bytes = 4;
+    for (int64_t d : run.params[i % n].second)
+      bytes *= d;
+    std::vector<char> host(bytes);
+    cu.check(cu.memcpyDtoH(host.data(), state[i], bytes), "cuMemcpyDtoH");
+    (i < n       ? saved.params
+     : i < 2 * n ? saved.m
+                 : saved.v)
+        .push_back(std::move(host));
+  }
+  writeCheckpoint(checkpointDir(), run, owner, saved);
+}
+
+void Trainer::loop() {
+  std::string metricsPath = options.outDir + "/metrics.jsonl";
+  std::error_code ec;
+  fs::create_directories(options.outDir, ec);
+  if (ec)
+    fail("cannot create '" + options.outDir + "': " + ec.message());
+  if (!options.resume && fs::exists(metricsPath))
+    fail("'" + options.outDir +
+         "' already holds a run (metrics.jsonl); "
+         "continue it with --resume or choose another --out");
+  if (options.resume && !fs::exists(checkpointDir()))
+    fail("cannot resume: '" + options.outDir + "' has no checkpoint folder");
+  int64_t last =
+      options.steps > 0 ? std::min(options.steps, run.steps) : run.steps;
+
+  Checkpoint start;
+  if (options.resume) {
+    start = readCheckpoint(checkpointDir(), run, owner);
+    if (start.step > last)
+      fail("cannot resume '" + checkpointDir() + "': its step " +
+           std::to_string(start.step) + " is past the run's last step " +
+           std::to_string(last));
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      std::string path = run.dir + "/param" + std::to_string(i) + ".npy";
+      size_t bytes = 4;
+      for (int64_t d : run.params[i].second)
+        bytes *= d;
+      std::vector<char> host = std::ifstream(path)
+                                   ? readNpy(path)
+                                   : drawParameter(run, i, bytes / 4);
+      if (host.size() != bytes)
+        fail("'" + path + "' does not fit parameter '" + run.params[i].first +
+             "'");
+      start.params.push_back(std::move(host));
+      start.m.push_back(std::vector<char>(bytes, 0));
+      start.v.push_back(std::vector<char>(bytes, 0));
+    }
+  }
+  upload(start);
+  MetricsLog metrics = options.resume ? MetricsLog(metricsPath, start.step)
+                                      : MetricsLog(metricsPath);
+
+  int64_t tokensPerStep = run.batch * (run.window - 1);
+  std::vector<CUdeviceptr> buffers = state;
+  buffers.push_back(tokens);
+  size_t bytes = run.batchTokens() * 4;
+  Timer clock(cu);
+  clock.begin();
+  int64_t done = 0;
+  for (int64_t s = start.step; s < last; ++s) {
+    std::vector<int32_t> batch = run.tokens(run.batches, s);
+    cu.check(cu.memcpyHtoD(tokens, batch.data(), bytes), "cuMemcpyHtoD");
+    std::vector<CUdeviceptr> results;
+    replay(cu, memory, step, arguments(step, buffers, s), nullptr, nullptr,
+           &results);
+    if (results.size() != 3 * n + 3)
+      fail("@train_step returns " + std::to_string(results.size()) +
+           " results, not " + std::to_string(3 * n + 3));
+    float scalars[3];
+    for (int k = 0; k < 3; ++k) {
+      cu.check(cu.memcpyDtoH(&scalars[k], results[k], 4), "cuMemcpyDtoH");
+      memory.give(results[k]);
+    }
+    // The new parameters and moments are the next step's arguments.
+    for (size_t i = 0; i < 3 * n; ++i) {
+      memory.give(state[i]);
+      state[i] = buffers[i] = results[3 + i];
+    }
+    ++done;
+    double seconds = clock.end() / 1000.0;
+    double tokensPerSecond = done * tokensPerStep / seconds;
+    metrics.append(JsonRecord()
+                       .add("step", s + 1)
+                       .add("tokens", (s + 1) * tokensPerStep)
+                       .add("loss", double(scalars[0]))
+                       .add("lr", double(scalars[2]))
+                       .add("grad_norm", double(scalars[1]))
+                       .add("tokens_per_s", tokensPerSecond)
+                       .add("elapsed_s", seconds));
+    if ((s + 1) % 50 == 0 || s + 1 == last || s < 3)
+      std::printf("step %lld: loss %.4f, lr %.3g, grad norm %.3f, %.0f "
+                  "tokens/s\n",
+                  (long long)(s + 1), scalars[0], scalars[2], scalars[1],
+                  tokensPerSecond);
+    bool isLast = s + 1 == last;
+    if (run.evalBatches > 0 &&
+        ((run.evalEvery > 0 && (s + 1) % run.evalEvery == 0) || isLast)) {
+      double evalLoss = evaluate(s + 1);
+      metrics.append(JsonRecord()
+                         .add("step", s + 1)
+                         .add("tokens", (s + 1) * tokensPerStep)
+                         .add("eval_loss", evalLoss));
+      std::printf("step %lld: eval loss %.4f\n", (long long)(s + 1), evalLoss);
+    }
+    if (options.checkpointEvery > 0 && (s + 1) % options.checkpointEvery == 0 &&
+        !isLast)
+      checkpoint(s + 1);
+  }
+  if (done > 0 || !fs::exists(checkpointDir()))
+    checkpoint(start.step + done);
+  std::string title = (run.model.empty() ? "" : "Llama " + run.model + ", ") +
+                      "seed " + std::to_string(run.seed);
+  writeLossPlot(options.outDir + "/loss.svg", title,
+                options.recipe.empty() ? "train"
+                                       : "train (" + options.recipe + ")",
+                readMetrics(metricsPath));
+  std::printf("metrics: %s\nplot: %s/loss.svg\ncheckpoint: %s\n",
+              metricsPath.c_str(), options.outDir.c_str(),
+              checkpointDir().c_str());
+}
+
+void checkTrainable(const Compiled &compiled, const TrainingRun &run) {
+  std::string n = std::to_string(run.params.size());
+  checkSignature(compiled, run, compiled.program("train_step"), "train_step", 3,
+                 n + " parameters and their moments");
+  if (run.evalBatches == 0)
+    return;
+  if (!compiled.has("loss"))
+    fail("'" + compiled.planOrigin() +
+         "' has no @loss to evaluate the "
+         "run's held-out batches with");
+  checkSignature(compiled, run, compiled.program("loss"), "loss", 1,
+                 n + " parameters");
+}
+
+void train(Driver &cu, void *module, const Compiled &compiled,
+           const TrainingRun &run, const TrainOptions &options) {
+  checkTrainable(compiled, run);
+  Program step = compiled.program("train_step"), loss;
+  resolveKernels(cu, module, step);
+  if (run.evalBatches > 0) {
+    loss = compiled.program("loss");
+    resolveKernels(cu, module, loss);
+  }
+  Trainer(cu, compiled, run, options, std::move(step), std::move(loss)).loop();
+}
