@@ -60,13 +60,17 @@ namespace num = mlir::mxfp4::numerics;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t sm90::gemmBlocks(const GemmConfig &c) {
+int64_t sm90::gemmTiles(const GemmConfig &c) {
   return ceilDiv(c.m, kTile) * ceilDiv(c.n, kTile);
+}
+
+int64_t sm90::gemmBlocks(const GemmConfig &c) {
+  return std::min(gemmTiles(c), kResidentBlocks);
 }
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
   // In pairs of K steps, the main loop's unit.
-  return splitK(gemmBlocks(c), ceilDiv(c.k, 2 * kWgStepK));
+  return splitK(gemmTiles(c), ceilDiv(c.k, 2 * kWgStepK));
 }
 
 namespace {
@@ -284,8 +288,10 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   slotRows[0] = kb.add(warpRows, kb.div(lane, 2));
   slotRows[1] = kb.add(slotRows[0], 16);
   int64_t tilesN = ceilDiv(c.n, kTile);
-  m0 = kb.mul(kb.div(kb.blockId(), tilesN), kTile);
-  n0 = kb.mul(kb.rem(kb.blockId(), tilesN), kTile);
+  auto setTile = [&](Value tile) {
+    m0 = kb.mul(kb.div(tile, tilesN), kTile);
+    n0 = kb.mul(kb.rem(tile, tilesN), kTile);
+  };
   // Two warpgroups, each 64 rows of C by all 128 columns.
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
@@ -311,16 +317,34 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     return SmallVector<RowBlock>{{values[0], values[1]},
                                  {values[2], values[3]}};
   };
+  // The first two step pairs of the current tile's origin.
+  auto loadFirstPairs = [&]() {
+    SmallVector<Value> values = flatten(loadPair(firstPair));
+    values.append(flatten(loadPair(kb.add(firstPair, 1))));
+    return values;
+  };
+  // A block loops over tiles gemmBlocks apart; it loads the next tile's
+  // first two step pairs before writing this tile's C, so the loads fly
+  // while the epilogue stores.
+  Value firstTile = kb.blockId();
+  setTile(firstTile);
+  auto tileLoop = scf::ForOp::create(b, loc, firstTile, kb.idx(gemmTiles(c)),
+                                     kb.idx(gemmBlocks(c)), loadFirstPairs());
+  OpBuilder::InsertionGuard tileGuard(b);
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value tile = tileLoop.getInductionVar();
+  setTile(tile);
+  SmallVector<RowBlock> first =
+      unflatten(tileLoop.getRegionIterArgs().take_front(4));
   // Two stages, a step pair's first step in stage 0 and its second in
   // stage 1: the MMAs of one stage run while the threads expand the next
   // step into the other.
-  SmallVector<RowBlock> first = loadPair(firstPair);
   expand(first, 0, 0);
   fenceSharedForMma(kb);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
-  inits.append(flatten(first));
-  inits.append(flatten(loadPair(kb.add(firstPair, 1))));
+  inits.append(tileLoop.getRegionIterArgs().begin(),
+               tileLoop.getRegionIterArgs().end());
   auto loop = scf::ForOp::create(b, loc, firstPair, lastPair, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -359,7 +383,12 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yields);
   }
+  setTile(kb.add(tile, gemmBlocks(c)));
+  SmallVector<Value> nextTile = loadFirstPairs();
+  setTile(tile);
   epilogue(acc, out, splitId, loop.getResult(0), kb.add(m0, wgRow), n0);
+  scf::YieldOp::create(b, loc, nextTile);
+  b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -31,13 +31,17 @@ struct GemmConfig {
 KSplit gemmSplit(const GemmConfig &config);
 
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:
-/// (a, aScales, b, bScales, [acc], c), scales canonical. Grid: one block
-/// per 128 x 128 tile of C in x; z: `gemmSplit`'s splits. Split K, the
+/// (a, aScales, b, bScales, [acc], c), scales canonical. Grid: `gemmBlocks`
+/// in x, each looping over the 128 x 128 tiles of C `gemmBlocks` apart; z:
+/// `gemmSplit`'s splits. Split K, the
 /// arguments are (a, aScales, b, bScales, workspace): split s writes its
 /// f32 partial C to workspace[s][M][N], and the add-splits kernel finishes.
 gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                const GemmConfig &config);
+/// C's 128 x 128 tiles, and the blocks that loop over them: one a tile, at
+/// most as many as the device keeps resident.
+int64_t gemmTiles(const GemmConfig &config);
 int64_t gemmBlocks(const GemmConfig &config);
 
 /// Builds the kernel that finishes a split GEMM: (workspace, [acc], c),

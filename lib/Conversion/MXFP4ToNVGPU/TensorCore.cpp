@@ -80,7 +80,7 @@ KSplit sm90::splitK(int64_t tiles, int64_t steps) {
   // time as a tail.
   if (tiles >= kMultiprocessors || steps < 16)
     return {1, steps};
-  int64_t splits = std::min(2 * kMultiprocessors / tiles, steps / 8);
+  int64_t splits = std::min(kResidentBlocks / tiles, steps / 8);
   int64_t stepsPerSplit = (steps + splits - 1) / splits;
   // Rounding the range up can leave the last splits empty: drop them.
   return {(steps + stepsPerSplit - 1) / stepsPerSplit, stepsPerSplit};

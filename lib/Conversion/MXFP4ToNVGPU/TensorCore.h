@@ -29,6 +29,9 @@ constexpr int64_t kTile = 128;
 
 /// SMs of an H200: a grid smaller than this leaves the device idle.
 constexpr int64_t kMultiprocessors = 132;
+/// The GEMMs' blocks (256 threads of at most 128 registers) resident at
+/// once: two an SM.
+constexpr int64_t kResidentBlocks = 2 * kMultiprocessors;
 
 /// How a GEMM's K steps are divided among blocks: split s (grid z) sums
 /// steps [s * stepsPerSplit, min((s + 1) * stepsPerSplit, steps)).
