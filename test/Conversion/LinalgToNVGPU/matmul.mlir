@@ -2,8 +2,8 @@
 
 // A linear layer's GEMM (weights [out, in]): each f32 operand is first
 // rounded to a bf16 copy (8 elements a thread), then K contiguous in both
-// operands, 32 elements a thread into padded shared tiles, ldmatrix and
-// mma.sync, the accumulators added to the output in pairs.
+// operands, 8 elements a thread and chunk into two core-matrix stages,
+// warpgroup MMAs, the accumulators added to the output in pairs.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[XH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1)
@@ -184,3 +184,4 @@ func.func @zeros_read(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %snapsho
       ins(%x, %w : memref<512x256xf32>, memref<512x256xf32>) outs(%y : memref<512x512xf32>)
   return %y : memref<512x512xf32>
 }
+
