@@ -114,15 +114,17 @@ void study(const StudyOptions &options) {
       } else {
         // A run cut short before its first checkpoint starts over.
         pair.resume = started && fs::exists(pair.outDir + "/checkpoint");
-        if (started && !pair.resume)
-          fs::remove(metrics);
         std::printf("== %s, seed %llu -> %s%s\n", names[r].c_str(),
                     (unsigned long long)run.seed, pair.outDir.c_str(),
                     pair.resume ? " (resumed)" : "");
+        // The driver before anything on disk changes: without a GPU, a
+        // study that would train fails and loses nothing.
         if (!cu) {
           cu = std::make_unique<Driver>();
           cu->start();
         }
+        if (started && !pair.resume)
+          fs::remove(metrics);
         if (!module)
           module =
               cu->loadModule(recipes[r]->cubin(), recipes[r]->cubinOrigin());
