@@ -7,6 +7,7 @@
 
 #include "mxfp4/API/Study.h"
 
+#include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Train/Plot.h"
 #include "mxfp4/Runtime/Safetensors.h"
@@ -31,37 +32,6 @@ static const StringRef defaultRecipes[] = {
 
 llvm::ArrayRef<StringRef> mlir::mxfp4::getDefaultStudyRecipes() {
   return defaultRecipes;
-}
-
-/// The eval loss of `evals` at `step`, linearly interpolated between the
-/// evaluations around it.
-static std::optional<double> lossAtStep(const std::vector<EvalPoint> &evals,
-                                        double step) {
-  for (size_t i = 0; i < evals.size(); ++i) {
-    if (evals[i].step < step)
-      continue;
-    if (evals[i].step == step || i == 0)
-      return evals[i].loss;
-    const EvalPoint &a = evals[i - 1], &b = evals[i];
-    double t = (step - a.step) / static_cast<double>(b.step - a.step);
-    return a.loss + t * (b.loss - a.loss);
-  }
-  return std::nullopt;
-}
-
-/// The first (interpolated) token count at which `evals` reaches `target`.
-static std::optional<double> tokensToReach(const std::vector<EvalPoint> &evals,
-                                           double target) {
-  for (size_t i = 0; i < evals.size(); ++i) {
-    if (!(evals[i].loss <= target))
-      continue;
-    if (i == 0)
-      return static_cast<double>(evals[i].tokens);
-    const EvalPoint &a = evals[i - 1], &b = evals[i];
-    double t = (a.loss - target) / (a.loss - b.loss);
-    return a.tokens + t * static_cast<double>(b.tokens - a.tokens);
-  }
-  return std::nullopt;
 }
 
 static double finalLoss(const TrainReport &report) {

@@ -7,13 +7,16 @@
 
 #include "study_table.h"
 
+#include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/SvgPlot.h"
 
 #include <cmath>
 #include <cstdio>
 #include <optional>
 
+using mlir::mxfp4::lossAtStep;
 using mlir::mxfp4::PlotSeries;
+using mlir::mxfp4::tokensToReach;
 
 StudyCurves getStudyCurves(const std::vector<MetricsRecord> &records) {
   StudyCurves curves;
@@ -50,36 +53,6 @@ static std::vector<double> smooth(const std::vector<LossPoint> &points) {
     means.push_back(sum / double(i - first + 1));
   }
   return means;
-}
-
-/// The loss of `points` at `step`, linearly interpolated.
-static std::optional<double> lossAtStep(const std::vector<LossPoint> &points,
-                                        double step) {
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (points[i].step < step)
-      continue;
-    if (points[i].step == step || i == 0)
-      return points[i].loss;
-    const LossPoint &a = points[i - 1], &b = points[i];
-    double t = (step - a.step) / double(b.step - a.step);
-    return a.loss + t * (b.loss - a.loss);
-  }
-  return std::nullopt;
-}
-
-/// The first (interpolated) token count at which `points` reach `target`.
-static std::optional<double> tokensToReach(const std::vector<LossPoint> &points,
-                                           double target) {
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (!(points[i].loss <= target))
-      continue;
-    if (i == 0)
-      return points[i].tokens;
-    const LossPoint &a = points[i - 1], &b = points[i];
-    double t = (a.loss - target) / (a.loss - b.loss);
-    return a.tokens + t * (b.tokens - a.tokens);
-  }
-  return std::nullopt;
 }
 
 namespace {
