@@ -27,6 +27,7 @@ Usage: [CASES=GROUP,...] cases.py OUT_DIR MXFP4_RUN
 GROUP is one of quantize, gemm, contraction, step, attention, train (all by
 default): a subset keeps a check under the device tool's 64 MiB carry.
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -83,7 +84,7 @@ def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
     cmd = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
     cmd += [a.replace("@", f"@{case}/") for a in args]
     cmd += [f"--output=@{case}/cpu{i}.npy" for i in range(results)]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    runs = [cmd]
     if recipe and recipe.startswith("fp4"):
         # How far the CPU moves from itself when the embedding (input 0)
         # carries the GPU's kind of noise: one ulp in f32, bf16 rounding
@@ -99,12 +100,18 @@ def add_case(name, mlir, function, inputs, results, tolerance, recipe=None,
                                      .astype(np.float32)).astype(np.float32)
             else:
                 noisy = (x * (1 + noise_rng.uniform(-2**-9, 2**-9, x.shape))).astype(np.float32)
-            np.save(f"{case}/noisy0.npy", noisy)
-            cmd = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
-            cmd += [f"--input=@{case}/noisy0.npy"] + [a.replace("@", f"@{case}/") for a in args[1:]]
-            cmd += [f"--output=@{case}/noise{i}-{draw}.npy" for i in range(results)]
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        os.remove(f"{case}/noisy0.npy")
+            np.save(f"{case}/noisy{draw}.npy", noisy)
+            noise = [tool, "exec", f"{case}/case.mlir", f"--function={function}"] + extra
+            noise += [f"--input=@{case}/noisy{draw}.npy"] + [a.replace("@", f"@{case}/") for a in args[1:]]
+            noise += [f"--output=@{case}/noise{i}-{draw}.npy" for i in range(results)]
+            runs.append(noise)
+    # The CPU runs are independent and single-threaded: one a core.
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        for done in pool.map(lambda c: subprocess.run(c, stdout=subprocess.DEVNULL), runs):
+            if done.returncode:
+                sys.exit(f"cases.py: '{' '.join(done.args)}' failed")
+    for draw in range(len(runs) - 1):
+        os.remove(f"{case}/noisy{draw}.npy")
     manifest.append(f"{name} {function} {results} {tolerance} {' '.join(args)}")
 
 
