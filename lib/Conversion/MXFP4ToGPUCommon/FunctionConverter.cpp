@@ -327,7 +327,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
                         {},
                         target.bounds,
                         target.convertBlock,
-                        target.stageQuantizeRows};
+                        target.stageQuantize};
   Value root = bufferOf(loc, firstSource->root);
   if (!root)
     return error(first) << "the quantized tensor must be an argument "

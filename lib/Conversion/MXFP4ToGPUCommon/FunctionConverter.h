@@ -52,9 +52,9 @@ struct KernelTarget {
   /// The prefix of diagnostics ("gfx950", "sm_90a").
   std::string name;
   BoundsMode bounds = BoundsMode::guarded;
-  /// Whether the quantize kernel stages its regions in workgroup memory with
-  /// coalesced reads (QuantizeConfig::stageRows).
-  bool stageQuantizeRows = false;
+  /// Whether the quantize kernel stages its reads and writes in workgroup
+  /// memory (QuantizeConfig::staged).
+  bool stageQuantize = false;
   BlockConverter convertBlock;
   BlockExpander expandBlock;
   /// Whether the GEMM reads gfx950's pre-shuffled scales instead of

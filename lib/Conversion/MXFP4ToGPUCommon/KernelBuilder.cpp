@@ -8,11 +8,14 @@
 
 #include "KernelBuilder.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -83,9 +86,13 @@ Value KernelBuilder::maskedOffset(Value valid, Value offset, int64_t size) {
 
 Value KernelBuilder::load(Type type, Value buffer, Value valid, Value offset,
                           int64_t size, unsigned alignment) {
-  // Guarded: read element 0 instead (always in range), then zero it.
-  Value at = bounds == BoundsMode::hardware ? maskedOffset(valid, offset, size)
-                                            : select(valid, offset, idx(0));
+  // A constant true `valid` needs no guard. Guarded: read element 0
+  // instead (always in range), then zero it.
+  bool inRange = matchPattern(valid, m_One());
+  Value at = inRange ? offset
+             : bounds == BoundsMode::hardware
+                 ? maskedOffset(valid, offset, size)
+                 : select(valid, offset, idx(0));
   Value v;
   if (auto vec = dyn_cast<VectorType>(type))
     v = vector::LoadOp::create(b, loc, vec, buffer, ValueRange{at},
@@ -93,7 +100,7 @@ Value KernelBuilder::load(Type type, Value buffer, Value valid, Value offset,
                                llvm::MaybeAlign(alignment));
   else
     v = memref::LoadOp::create(b, loc, buffer, ValueRange{at});
-  if (bounds == BoundsMode::hardware)
+  if (inRange || bounds == BoundsMode::hardware)
     return v;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   return select(valid, v, zero);
@@ -109,6 +116,8 @@ void KernelBuilder::store(Value value, Value buffer, Value valid, Value offset,
     else
       memref::StoreOp::create(sb, loc, value, buffer, ValueRange{at});
   };
+  if (matchPattern(valid, m_One()))
+    return emit(b, offset);
   if (bounds == BoundsMode::hardware)
     return emit(b, maskedOffset(valid, offset, size));
   auto guard = scf::IfOp::create(b, loc, valid, /*withElseRegion=*/false);

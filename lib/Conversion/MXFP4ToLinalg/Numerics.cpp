@@ -30,8 +30,7 @@ static TypedAttr scalarOrSplat(Type type, Attribute scalar) {
   return cast<TypedAttr>(scalar);
 }
 
-Value numerics::constant(OpBuilder &b, Location loc, Type type,
-                         int64_t value) {
+Value numerics::constant(OpBuilder &b, Location loc, Type type, int64_t value) {
   Type elem = getElementTypeOrSelf(type);
   // Callers write bit patterns such as 0xD2511F53; reinterpret them as the
   // signed value of the element width so the attribute is well formed.
@@ -82,9 +81,8 @@ Value numerics::decodeE8M0(OpBuilder &b, Location loc, Value byte) {
                                        constant(b, loc, t, 0));
   Value normal = arith::ShLIOp::create(b, loc, byte, constant(b, loc, t, 23));
   return fromBits(b, loc,
-                  arith::SelectOp::create(b, loc, isZero,
-                                          constant(b, loc, t, 0x00400000),
-                                          normal));
+                  arith::SelectOp::create(
+                      b, loc, isZero, constant(b, loc, t, 0x00400000), normal));
 }
 
 Value numerics::scaleByte(OpBuilder &b, Location loc, Value amaxBits,
@@ -137,8 +135,8 @@ static Value countAbove(OpBuilder &b, Location loc, Value absA,
   for (auto [t, inclusive] : thresholds) {
     Value above = arith::CmpFOp::create(
         b, loc,
-        inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
-        absA, constantF32(b, loc, absA.getType(), t));
+        inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, absA,
+        constantF32(b, loc, absA.getType(), t));
     sum = arith::AddIOp::create(b, loc, sum,
                                 arith::ExtUIOp::create(b, loc, i32, above));
   }
@@ -159,31 +157,40 @@ static Value addRoundingBias(OpBuilder &b, Location loc, Value bits,
   return arith::AddIOp::create(b, loc, bits, bias);
 }
 
-Value numerics::roundNearestEven(OpBuilder &b, Location loc, Value absA) {
+/// The E2M1 magnitude code of |a| with ties to even and saturation at 6,
+/// shifted left by 22 (vector of i32). `absA` is a vector of non-negative
+/// f32 (a NaN gives 7).
+static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
+  Type f32 = absA.getType();
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
-  // |a| >= 1: round the f32 mantissa to one bit with ties to even; a carry
-  // moves into the exponent by itself. Then (exponent << 1 | mantissa bit)
-  // minus 252 is the code (1.0 -> 2), saturated at 7 (6.0).
-  Value rounded = addRoundingBias(b, loc, bitsOf(b, loc, absA), 22);
-  Value normal = arith::MinSIOp::create(
+  auto cf = [&](float v) { return constantF32(b, loc, f32, v); };
+  // Mostly floating-point operations, which GPUs issue to a pipe that the
+  // bit manipulation around them leaves idle. Everything above 6 saturates,
+  // so clamp first (an integer min of encodings also sends NaN to 6).
+  Value clamped = fromBits(
       b, loc,
-      arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, c(22)),
-                            c(252)),
-      c(7));
-  // |a| < 1: multiples of 0.5. Adding 2^22 (whose ulp is 0.5) rounds to the
-  // nearest multiple with ties to even; the encoding difference counts them.
-  Value magic = constantF32(b, loc, absA.getType(), 0x1p22f);
-  Value small = arith::SubIOp::create(
-      b, loc, bitsOf(b, loc, arith::AddFOp::create(b, loc, absA, magic)),
-      c(0x4A800000));
-  Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, absA,
-                                        constantF32(b, loc, absA.getType(), 1.0f));
-  return arith::SelectOp::create(b, loc, isSmall, small, normal);
+      arith::MinSIOp::create(b, loc, bitsOf(b, loc, absA), c(0x40C00000)));
+  // The grid's spacing is 2^(e-1) in the binade [2^e, 2^(e+1)), e >= 0, and
+  // 0.5 below 1. Scaled by 2^-126, adding M = 2^(e+22-126), whose ulp is the
+  // scaled spacing, rounds to the grid with ties to even in one fused
+  // multiply-add (the product is exact inside it); subtracting M again is
+  // exact and leaves the grid value times 2^-126 (0.5 becomes the subnormal
+  // 2^-127), whose encoding is the code shifted left by 22.
+  Value binade = arith::AndIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, bitsOf(b, loc, clamped), c(0x3F800000)),
+      c(0x7F800000));
+  Value magic =
+      fromBits(b, loc, arith::SubIOp::create(b, loc, binade, c(104 << 23)));
+  Value sum = vector::FMAOp::create(b, loc, clamped, cf(0x1p-126f), magic);
+  return bitsOf(b, loc, arith::SubFOp::create(b, loc, sum, magic));
 }
 
-Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
-                                Value random) {
+/// The E2M1 magnitude code (i32 in [0, 7]) of |a| with stochastic rounding
+/// driven by the 32-bit random word `random` (i32).
+static Value roundStochastic(OpBuilder &b, Location loc, Value absA,
+                             Value random) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
   Value low = countAbove(b, loc, absA,
@@ -201,8 +208,8 @@ Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
   Value high = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, low, c(1)), c(7));
   Value lo = decodeE2M1Magnitude(b, loc, low);
-  Value gap = arith::SubFOp::create(b, loc, decodeE2M1Magnitude(b, loc, high),
-                                    lo);
+  Value gap =
+      arith::SubFOp::create(b, loc, decodeE2M1Magnitude(b, loc, high), lo);
   // Exact: the gap is a power of two and |a| - lo a multiple of ulp(|a|).
   Value frac = arith::DivFOp::create(
       b, loc, arith::SubFOp::create(b, loc, absA, lo), gap);
@@ -214,16 +221,25 @@ Value numerics::roundStochastic(OpBuilder &b, Location loc, Value absA,
   Value threshold = arith::MulFOp::create(
       b, loc, arith::UIToFPOp::create(b, loc, absA.getType(), odd),
       constantF32(b, loc, absA.getType(), 0x1p-24f));
-  Value up = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, frac,
-                                   threshold);
-  Value rounded = arith::AddIOp::create(b, loc, low,
-                                        arith::ExtUIOp::create(b, loc, i32, up));
+  Value up =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, frac, threshold);
+  Value rounded = arith::AddIOp::create(
+      b, loc, low, arith::ExtUIOp::create(b, loc, i32, up));
   return arith::SelectOp::create(b, loc, saturated, c(7), rounded);
 }
 
-std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
-                                                Value block, ScaleRule rule,
-                                                Value random) {
+namespace {
+/// A block's rounding before its codes are assembled.
+struct RoundedBlock {
+  Value bits;       // the inputs' encodings (vector<32xi32>)
+  Value magnitudes; // the magnitude codes shifted left by 22
+  Value byte;       // the scale byte (i32)
+  Value nanBlock;   // i1: the codes are all 0
+};
+} // namespace
+
+static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
+                               ScaleRule rule, Value random) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   Type i32 = b.getI32Type();
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
@@ -236,28 +252,83 @@ std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
                                            magnitudeBits);
   Value byte = scaleByte(b, loc, amax, rule);
   // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
-  Value inverseScale = fromBits(
-      b, loc,
-      arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, c(254), byte),
-                            c(23)));
-  Value scaled = arith::MulFOp::create(
-      b, loc, block,
+  Value inverseScale =
+      fromBits(b, loc,
+               arith::ShLIOp::create(
+                   b, loc, arith::SubIOp::create(b, loc, c(254), byte), c(23)));
+  // |x| * 2^-s is |x * 2^-s|: scale the magnitudes.
+  Value absA = arith::MulFOp::create(
+      b, loc, fromBits(b, loc, magnitudeBits),
       vector::BroadcastOp::create(b, loc, block.getType(), inverseScale));
-  Value absA = fromBits(
-      b, loc,
-      arith::AndIOp::create(b, loc, bitsOf(b, loc, scaled),
-                            cv(0x7FFFFFFF)));
-  Value magnitude = random ? roundStochastic(b, loc, absA, random)
-                         : roundNearestEven(b, loc, absA);
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, cv(31)), cv(3));
-  Value code = arith::OrIOp::create(b, loc, sign, magnitude);
+  Value magnitudes =
+      random ? arith::ShLIOp::create(
+                   b, loc, roundStochastic(b, loc, absA, random), cv(22))
+             : roundNearestEvenShifted(b, loc, absA);
   Value nanBlock =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
-  code = arith::SelectOp::create(b, loc, nanBlock, cv(0), code);
-  return {code, byte};
+  return {bits, magnitudes, byte, nanBlock};
 }
 
+std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
+                                                Value block, ScaleRule rule,
+                                                Value random) {
+  auto vecI32 = VectorType::get({32}, b.getI32Type());
+  auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
+  RoundedBlock r = roundBlock(b, loc, block, rule, random);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, r.bits, cv(31)), cv(3));
+  Value code = arith::OrIOp::create(
+      b, loc, sign, arith::ShRUIOp::create(b, loc, r.magnitudes, cv(22)));
+  code = arith::SelectOp::create(b, loc, r.nanBlock, cv(0), code);
+  return {code, r.byte};
+}
+
+std::pair<Value, Value> numerics::quantizeBlockPacked(OpBuilder &b,
+                                                      Location loc, Value block,
+                                                      ScaleRule rule,
+                                                      Value random) {
+  auto vecI32 = VectorType::get({32}, b.getI32Type());
+  auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
+  RoundedBlock r = roundBlock(b, loc, block, rule, random);
+  // The sign joins the magnitude as bit 25: element i's nibble is at bits
+  // 22..25, and one shift moves it to bits 4(i % 8).. of its word.
+  Value nibbles = arith::OrIOp::create(
+      b, loc, r.magnitudes,
+      arith::AndIOp::create(b, loc,
+                            arith::ShRUIOp::create(b, loc, r.bits, cv(6)),
+                            cv(0x02000000)));
+  SmallVector<int32_t> right, left;
+  for (int64_t i = 0; i < 32; ++i) {
+    int64_t shift = 4 * (i % 8) - 22;
+    right.push_back(shift < 0 ? -shift : 0);
+    left.push_back(shift > 0 ? shift : 0);
+  }
+  auto shifts = [&](ArrayRef<int32_t> amounts) {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(vecI32, amounts));
+  };
+  Value placed = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, nibbles, shifts(right)),
+      shifts(left));
+  // OR each word's eight nibbles together, halving the lanes each round
+  // (1-D shuffles: GPU targets do not lower n-D vectors).
+  Value words = placed;
+  for (int64_t width = 8; width > 1; width /= 2) {
+    int64_t lanes = cast<VectorType>(words.getType()).getDimSize(0);
+    SmallVector<int64_t> low, high;
+    for (int64_t i = 0; i < lanes; ++i)
+      (i % width < width / 2 ? low : high).push_back(i);
+    words = arith::OrIOp::create(
+        b, loc, vector::ShuffleOp::create(b, loc, words, words, low),
+        vector::ShuffleOp::create(b, loc, words, words, high));
+  }
+  auto wordsType = cast<VectorType>(words.getType());
+  words = arith::SelectOp::create(b, loc, r.nanBlock,
+                                  constant(b, loc, wordsType, 0), words);
+  return {vector::BitCastOp::create(
+              b, loc, VectorType::get({16}, b.getI8Type()), words),
+          r.byte};
+}
 
 Value numerics::truncToBF16(OpBuilder &b, Location loc, Value f32) {
   Type i32 = withElementType(f32.getType(), b.getI32Type());
@@ -324,17 +395,17 @@ Value numerics::stochasticRoundingWords(OpBuilder &b, Location loc,
                                         Value counter) {
   Type vecI64 = linear.getType();
   auto vecI32 = cast<VectorType>(vecI64).clone(b.getI32Type());
-  Value group = arith::ShRUIOp::create(b, loc, linear,
-                                       constant(b, loc, vecI64, 2));
+  Value group =
+      arith::ShRUIOp::create(b, loc, linear, constant(b, loc, vecI64, 2));
   auto [g0, g1] = splitI64(b, loc, group);
   auto broadcast = [&](Value scalar) -> Value {
     return vector::BroadcastOp::create(b, loc, vecI32, scalar);
   };
   auto [n0, n1] = splitI64(b, loc, counter);
   auto [k0, k1] = splitI64(b, loc, seed);
-  std::array<Value, 4> words = philox4x32x10(
-      b, loc, {g0, g1, broadcast(n0), broadcast(n1)},
-      {broadcast(k0), broadcast(k1)});
+  std::array<Value, 4> words =
+      philox4x32x10(b, loc, {g0, g1, broadcast(n0), broadcast(n1)},
+                    {broadcast(k0), broadcast(k1)});
   Value lane = arith::TruncIOp::create(
       b, loc, vecI32,
       arith::AndIOp::create(b, loc, linear, constant(b, loc, vecI64, 3)));

@@ -44,20 +44,18 @@ Value decodeE8M0(OpBuilder &b, Location loc, Value byte);
 /// encoding `amaxBits` (sign bit clear; >= 0x7F800000 means Inf/NaN).
 Value scaleByte(OpBuilder &b, Location loc, Value amaxBits, ScaleRule rule);
 
-/// The E2M1 magnitude code (i32 in [0, 7]) of |a| with ties to even and
-/// saturation at 6. `absA` is a non-negative, non-NaN f32.
-Value roundNearestEven(OpBuilder &b, Location loc, Value absA);
-
-/// The E2M1 magnitude code of |a| with stochastic rounding driven by the
-/// 32-bit random word `random` (i32).
-Value roundStochastic(OpBuilder &b, Location loc, Value absA, Value random);
-
 /// Quantizes one block (vector<32xf32>) as docs/Semantics.md says: the E2M1
 /// codes (vector<32xi32>, sign in bit 3; all 0 in a NaN block) and the scale
 /// byte (i32). `random` (vector<32xi32>) asks for stochastic rounding driven
 /// by those words; null for ties to even.
 std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
                                       ScaleRule rule, Value random);
+
+/// quantizeBlock with the codes packed two to a byte, element 2j in the low
+/// nibble of byte j (vector<16xi8>), as FP4 tensors are stored.
+std::pair<Value, Value> quantizeBlockPacked(OpBuilder &b, Location loc,
+                                            Value block, ScaleRule rule,
+                                            Value random);
 
 /// Rounds f32 to bf16 with ties to even using integer arithmetic (NaNs stay
 /// quiet NaNs with their sign), so no host conversion instruction (which may

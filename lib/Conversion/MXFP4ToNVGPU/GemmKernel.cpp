@@ -76,7 +76,8 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
 namespace {
 
 /// One K step of this thread's row: 16 bytes of codes (vector<4xi32>) and
-/// the scale byte.
+/// its scale: the byte (i32) or, with word scales, the word (i32) of the
+/// row's scales of the four K steps from 4 * (pair / 2).
 struct RowBlock {
   Value codes, scale;
 };
@@ -92,11 +93,12 @@ public:
 private:
   Value i32(int64_t v) { return num::constant(b, loc, b.getI32Type(), v); }
   /// Slot `slot` of this thread's row blocks of the K step pair `pair`
-  /// (zeros outside K).
-  RowBlock load(Value pair, int64_t slot);
-  /// Expands step `j` of a pair from the thread's `slots` into `stage`.
-  void expand(ArrayRef<RowBlock> slots, int64_t j, int64_t stage);
-  /// The scale byte as a pair of bf16 (vector<2xbf16>).
+  /// (zeros outside K). With word scales, an odd pair takes its scale word
+  /// from `previous`, the slot's block of the pair before, if given.
+  RowBlock load(Value pair, int64_t slot, const RowBlock *previous);
+  /// Expands step `j` of pair `pair` from the thread's `slots` into `stage`.
+  void expand(ArrayRef<RowBlock> slots, Value pair, int64_t j, int64_t stage);
+  /// The scale byte (i32) as a pair of bf16 (vector<2xbf16>).
   Value scalePair(Value scale);
   /// Writes this warpgroup's part of C (plus `acc`, if any) to `out`; split
   /// K (`split` is the split's index), its f32 partial C to the workspace
@@ -112,19 +114,23 @@ private:
   // lane's place in a pair (b, as index and i1) and the rows of its two
   // slots, the block tile's origin and the shared tiles.
   Value aValues, aScales, bValues, bScales;
+  // Whether the scales are read a word (four K steps) at a time: a warp's
+  // byte loads touch 16 rows for 32 bytes, as many L1 wavefronts as its
+  // code loads, and L1 bounds this kernel. Needs rows of whole words.
+  bool wordScales = c.k / 32 % 4 == 0;
   Value expandsB, pairLane, oddLane, slotRows[2], m0, n0;
   CoreMatrixTile aTile, bTile;
 };
 
 } // namespace
 
-RowBlock GemmBuilder::load(Value pair, int64_t slot) {
+RowBlock GemmBuilder::load(Value pair, int64_t slot, const RowBlock *previous) {
   int64_t kBlocks = c.k / 32;
-  Type i8 = b.getI8Type();
-  auto codesType = VectorType::get({4}, b.getI32Type());
+  Type i32 = b.getI32Type();
+  auto codesType = VectorType::get({4}, i32);
   Value step = kb.add(kb.mul(pair, 2), slot ? kb.xorI(pairLane, 1) : pairLane);
   // A warpgroup reads one operand: the branch is uniform in every warp.
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{codesType, i8}, expandsB,
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{codesType, i32}, expandsB,
                                 /*withElseRegion=*/true);
   auto emit = [&](Block *block, Value values, Value scales, Value origin,
                   int64_t rows) {
@@ -135,7 +141,30 @@ RowBlock GemmBuilder::load(Value pair, int64_t slot) {
     Value at = kb.add(kb.mul(r, kBlocks), step);
     Value codes = kb.load(codesType, values, valid, kb.mul(at, 4),
                           rows * kBlocks * 4, /*alignment=*/16);
-    Value scale = kb.load(i8, scales, valid, at, rows * kBlocks);
+    Value scale;
+    if (!wordScales) {
+      scale = arith::ExtUIOp::create(
+          b, loc, i32,
+          kb.load(b.getI8Type(), scales, valid, at, rows * kBlocks));
+    } else {
+      // A word covers the pairs 2q and 2q + 1 (all in K or none: K steps
+      // come in whole words), so an odd pair reuses its predecessor's. Its
+      // load is then of element 0 by every lane (one wavefront): no branch,
+      // whose join would make the load complete before the prefetching
+      // moves on.
+      Value offset = kb.add(kb.mul(r, kBlocks / 4), kb.div(pair, 2));
+      if (!previous) {
+        scale = kb.load(i32, scales, valid, offset, rows * kBlocks / 4);
+      } else {
+        Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          kb.rem(pair, 2), kb.idx(0));
+        Value even = arith::XOrIOp::create(
+            b, loc, odd, arith::ConstantIntOp::create(b, loc, 1, 1));
+        Value word = kb.load(i32, scales, kb.andI(valid, even), offset,
+                             rows * kBlocks / 4);
+        scale = kb.select(odd, previous->scale, word);
+      }
+    }
     scf::YieldOp::create(b, loc, ValueRange{codes, scale});
   };
   emit(ifOp.thenBlock(), bValues, bScales, n0, c.n);
@@ -143,9 +172,8 @@ RowBlock GemmBuilder::load(Value pair, int64_t slot) {
   return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
-Value GemmBuilder::scalePair(Value scale) {
+Value GemmBuilder::scalePair(Value s) {
   // 2^(s-127) as bf16: byte 0 is the subnormal 2^-127, 255 NaN.
-  Value s = arith::ExtUIOp::create(b, loc, b.getI32Type(), scale);
   Value bits = arith::SelectOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
@@ -162,7 +190,8 @@ Value GemmBuilder::scalePair(Value scale) {
                                   packed));
 }
 
-void GemmBuilder::expand(ArrayRef<RowBlock> slots, int64_t j, int64_t stage) {
+void GemmBuilder::expand(ArrayRef<RowBlock> slots, Value pair, int64_t j,
+                         int64_t stage) {
   // Slot (j + b) % 2: slot j for even lanes, the other for odd ones.
   auto pick = [&](Value even, Value odd) {
     return kb.select(oddLane, odd, even);
@@ -178,7 +207,15 @@ void GemmBuilder::expand(ArrayRef<RowBlock> slots, int64_t j, int64_t stage) {
         vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
                                     word));
   };
-  Value scale = scalePair(block.scale);
+  Value byte = block.scale;
+  if (wordScales) {
+    // Step 2 * pair + j is byte (2 * pair + j) % 4 of the word.
+    Value shift = arith::IndexCastOp::create(
+        b, loc, i32Type, kb.mul(kb.add(kb.mul(kb.rem(pair, 2), 2), j), 8));
+    byte = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, byte, shift), i32(0xFF));
+  }
+  Value scale = scalePair(byte);
   Value twoTo126 = asPair(i32(0x7E807E80));
   SmallVector<Value> chunks;
   for (int64_t q = 0; q < 4; ++q) {
@@ -258,7 +295,8 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
 }
 
 void GemmBuilder::build(gpu::GPUFuncOp func) {
-  // The codes are read 16 bytes at a time: view the byte buffers as words.
+  // The codes are read 16 bytes at a time, word scales 4: view the byte
+  // buffers as words.
   auto words = [&](Value bytes) {
     int64_t size = cast<MemRefType>(bytes.getType()).getNumElements() / 4;
     auto type =
@@ -267,9 +305,11 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     return memref::ViewOp::create(b, loc, type, bytes, kb.idx(0), ValueRange{});
   };
   aValues = words(func.getArgument(0));
-  aScales = func.getArgument(1);
+  aScales =
+      wordScales ? words(func.getArgument(1)) : Value(func.getArgument(1));
   bValues = words(func.getArgument(2));
-  bScales = func.getArgument(3);
+  bScales =
+      wordScales ? words(func.getArgument(3)) : Value(func.getArgument(3));
   KSplit split = gemmSplit(c);
   Value acc = c.accType && split.splits == 1 ? func.getArgument(4) : Value();
   Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
@@ -304,8 +344,11 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     firstPair = kb.mul(splitId, split.stepsPerSplit);
     lastPair = kb.min(kb.add(firstPair, split.stepsPerSplit), lastPair);
   }
-  auto loadPair = [&](Value pair) {
-    return SmallVector<RowBlock>{load(pair, 0), load(pair, 1)};
+  // `previous`: the pair before's blocks, if loaded.
+  auto loadPair = [&](Value pair, ArrayRef<RowBlock> previous) {
+    return SmallVector<RowBlock>{
+        load(pair, 0, previous.empty() ? nullptr : &previous[0]),
+        load(pair, 1, previous.empty() ? nullptr : &previous[1])};
   };
   auto flatten = [](ArrayRef<RowBlock> slots) {
     SmallVector<Value> values;
@@ -319,8 +362,9 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   };
   // The first two step pairs of the current tile's origin.
   auto loadFirstPairs = [&]() {
-    SmallVector<Value> values = flatten(loadPair(firstPair));
-    values.append(flatten(loadPair(kb.add(firstPair, 1))));
+    SmallVector<RowBlock> first = loadPair(firstPair, {});
+    SmallVector<Value> values = flatten(first);
+    values.append(flatten(loadPair(kb.add(firstPair, 1), first)));
     return values;
   };
   // A block loops over tiles gemmBlocks apart; it loads the next tile's
@@ -339,7 +383,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // Two stages, a step pair's first step in stage 0 and its second in
   // stage 1: the MMAs of one stage run while the threads expand the next
   // step into the other.
-  expand(first, 0, 0);
+  expand(first, firstPair, 0, 0);
   fenceSharedForMma(kb);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
@@ -355,7 +399,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     SmallVector<RowBlock> next = unflatten(carried.slice(5, 4));
     Value acc = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0), kTile,
                                    kb.idx(0), carried[0]);
-    expand(current, 1, 1);
+    expand(current, pair, 1, 1);
     fenceSharedForMma(kb);
     waitWarpgroupMmas(kb);
     gpu::BarrierOp::create(b, loc);
@@ -374,11 +418,11 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       scf::YieldOp::create(b, loc, acc);
     }
     // The last pair expands past the end into the idle stage: harmless.
-    expand(next, 0, 0);
+    expand(next, kb.add(pair, 1), 0, 0);
     fenceSharedForMma(kb);
     SmallVector<Value> yields = {ifOp.getResult(0)};
     yields.append(flatten(next));
-    yields.append(flatten(loadPair(kb.add(pair, 2))));
+    yields.append(flatten(loadPair(kb.add(pair, 2), next)));
     waitWarpgroupMmas(kb);
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yields);

@@ -44,7 +44,7 @@ static KernelTarget getSm90Target() {
   KernelTarget target;
   target.name = "sm_90a";
   target.bounds = BoundsMode::guarded;
-  target.stageQuantizeRows = true;
+  target.stageQuantize = true;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                    const GemmShape &shape) -> GemmLaunch {
     sm90::GemmConfig config{shape.m, shape.n, shape.k, shape.resultType,

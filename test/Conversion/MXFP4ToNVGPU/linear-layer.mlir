@@ -11,21 +11,38 @@
 // CHECK: gpu.launch_func @mxfp4_kernels::@gemm_128x64x128_f32 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%[[T:.*]], %{{.*}}, %{{.*}})
 // CHECK: gpu.module @mxfp4_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // The quantize kernel: the CPU's integer conversion (no FP4 instructions on
-// Hopper), guarded stores, and the transposed job through shared memory.
+// Hopper), the transposed job through shared memory, and, as 128 rows tile
+// the source exactly, no guards: each phase's codes and scales gathered in
+// shared memory and written as whole rows.
 // CHECK: gpu.func @quantize_128x128_f32_r_h16d_evenvs_t_h16d_evenv
-// CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>, %[[GATHER:.*]] : memref<8704xi8, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-8: vector.load %{{.*}} : memref<16384xf32, #gpu.address_space<global>>, vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK: vector.reduction <maxsi>
+// CHECK: vector.store %{{.*}}, %[[GATHER]][%{{.*}}] {alignment = 16 : i64} : memref<8704xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// CHECK: gpu.barrier
+// CHECK-NOT: scf.if
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<8192xi8, #gpu.address_space<global>>, vector<16xi8>
 // CHECK: scf.if
-// CHECK: vector.store
+// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xi8>
+// CHECK: vector.store %{{.*}} {alignment = 2 : i64} : memref<512xi8, #gpu.address_space<global>>, vector<2xi8>
+// The second, 64 x 128, is not a band of four region rows: each lane
+// stores its block's codes itself (unguarded: its four regions tile it).
+// CHECK: gpu.func @quantize_64x128_f32_r_h16d_evenvs
+// CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>)
+// CHECK: vector.reduction <maxsi>
+// CHECK-NOT: scf.if
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4096xi8, #gpu.address_space<global>>, vector<16xi8>
 // The GEMM: the codes expanded arithmetically (prmt, shifts, two bf16x2
 // multiplies: by 2^126, then by the scale) into two core-matrix stages of
 // A and B, multiplied by wgmma in a loop over K step pairs that carries
 // the next pair's loads.
 // CHECK: gpu.func @gemm_128x64x128_f32
 // CHECK-SAME: workgroup(%{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>)
+// The scales are read a word (four K steps) at a time.
+// CHECK: %[[ASCALES:.*]] = memref.view %{{.*}} : memref<512xi8, #gpu.address_space<global>> to memref<128xi32, #gpu.address_space<global>>
 // CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<2048xi32, #gpu.address_space<global>>, vector<4xi32>
+// CHECK: memref.load %[[ASCALES]][%{{.*}}] : memref<128xi32, #gpu.address_space<global>>
 // CHECK: %[[SCALE:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK: %[[TWO126:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK: nvvm.prmt <default> %c17408_i32, %{{.*}}, %{{.*}} : i32

@@ -72,7 +72,8 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 // Fprop of the same layer (1024 tiles): one launch that sums all of K in
 // order, as the CPU does (no workspace, no second launch). Two blocks an
 // SM (264) loop over the tiles, carrying the next tile's first two K step
-// pairs (four row blocks) into each tile's loop over K.
+// pairs (four row blocks: codes and a word of four steps' scales) into each
+// tile's loop over K.
 // CHECK-LABEL: func.func @fprop(
 // CHECK-NOT: memref<{{[0-9]+}}xf32>
 // CHECK: %[[BLOCKS:.*]] = arith.constant 264 : index
@@ -81,7 +82,7 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 // CHECK: gpu.func @gemm_32768x512x512_bf16
 // CHECK-NOT: gpu.block_id  z
 // CHECK: %[[X:.*]] = gpu.block_id  x
-// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c264 iter_args({{.*}}) -> (vector<4xi32>, i8, vector<4xi32>, i8, vector<4xi32>, i8, vector<4xi32>, i8)
+// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c264 iter_args({{.*}}) -> (vector<4xi32>, i32, vector<4xi32>, i32, vector<4xi32>, i32, vector<4xi32>, i32)
 // CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c8
 // CHECK-NOT: add_splits
 func.func @fprop(%a: tensor<32768x512xf4E2M1FN>, %sa: tensor<32768x16xf8E8M0FNU>, %b: tensor<512x512xf4E2M1FN>, %sb: tensor<512x16xf8E8M0FNU>) -> tensor<32768x512xbf16> {

@@ -118,6 +118,35 @@ def check_rotated(runner, check, rng):
                         i += 2
 
 
+def neighbourhoods():
+    """Blocks of amax 6 (scale 2^0 under every rule) whose other 31 values
+    are every f32 within 2^12 ulps of each E2M1 grid point and tie, both
+    signs, the subnormals near zero and the values just above 6."""
+    points = np.array([0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0,
+                       3.5, 4.0, 5.0, 6.0], np.float32)
+    bits = points.view(np.int32)[:, None] + np.arange(-4096, 4097)[None, :]
+    values = np.concatenate([bits.ravel().view(np.float32),
+                             np.arange(0, 8192, dtype=np.int32).view(np.float32)])
+    values = np.concatenate([values, -values])
+    values = np.clip(values, -6.0, 6.0)  # keep the block's amax at 6
+    pad = -len(values) % 31
+    values = np.concatenate([values, np.zeros(pad, np.float32)]).reshape(-1, 31)
+    return np.concatenate([np.full((len(values), 1), 6.0, np.float32), values],
+                          axis=1)
+
+
+def check_neighbourhoods(runner, check):
+    x = neighbourhoods()
+    outs = runner.run(module(x.shape, 1, harness.F32), "q",
+                      [x, SEED, COUNTER], 16)
+    for i, rule in enumerate(RULES):
+        codes, scales = ref.quantize(x, 1, scale_rule=rule,
+                                     rounding="nearest_even")
+        label = f"grid and tie neighbourhoods {rule}"
+        check.same_bits(label + " codes", outs[4 * i], codes)
+        check.same_bits(label + " scales", outs[4 * i + 1], scales)
+
+
 def main():
     tool, workdir = sys.argv[1], sys.argv[2]
     runner = harness.Runner(tool, workdir)
@@ -143,6 +172,7 @@ def main():
                     check.same_bits(label + " scales", outs[i + 1], scales)
                     i += 2
     check_rotated(runner, check, rng)
+    check_neighbourhoods(runner, check)
     check.finish()
 
 
