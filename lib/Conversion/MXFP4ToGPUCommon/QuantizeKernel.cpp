@@ -282,53 +282,51 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
                                           bytes);
   };
   Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
-  // Writes the gathered row phase: a group's 32 rows, 32 bytes of codes
-  // (two lanes) and 2 of scales each.
-  auto writeRows = [&](const Outputs &out) {
+  // Writes gathered phase `phase` as whole rows: this thread's codes from
+  // slot `codeSlot` at byte `codeOffset` of the values; where `writesScales`,
+  // `count` scale bytes (the slots `step` apart from the thread's id) at
+  // byte `scaleOffset` of the scales.
+  auto writeGathered = [&](const Outputs &out, int64_t phase, Value codeSlot,
+                           Value codeOffset, Value writesScales, int64_t count,
+                           int64_t step, Value scaleOffset) {
     gpu::BarrierOp::create(b, loc);
-    int64_t kBlocks = c.cols / 32, size = c.rows * c.cols;
-    Value groupSlot = kb.mul(wave, kGroup);
-    Value r = kb.div(lane, 2), half = kb.rem(lane, 2);
-    Value row = kb.add(kb.mul(regionRow, 32), r);
+    int64_t size = c.rows * c.cols;
     if (out.values)
-      kb.store(gatheredCodes(0, kb.add(groupSlot, kb.add(kb.mul(half, 32), r))),
-               out.values, yes,
-               kb.add(kb.mul(row, c.cols / 2),
-                      kb.add(kb.mul(regionCol, 32), kb.mul(half, 16))),
+      kb.store(gatheredCodes(phase, codeSlot), out.values, yes, codeOffset,
                size / 2, /*alignment=*/16);
     if (!out.scales)
       return;
-    auto ifOp = scf::IfOp::create(b, loc, kb.lt(lane, 32), false);
+    auto ifOp = scf::IfOp::create(b, loc, writesScales, false);
     OpBuilder::InsertionGuard inIf(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value scaleRow = kb.add(kb.mul(regionRow, 32), lane);
-    kb.store(gatheredScales(0, tid, 2, 32), out.scales, yes,
-             kb.add(kb.mul(scaleRow, kBlocks), kb.mul(regionCol, 2)), size / 32,
-             /*alignment=*/2);
+    kb.store(gatheredScales(phase, tid, count, step), out.scales, yes,
+             scaleOffset, size / 32, /*alignment=*/count);
   };
-  // Writes the gathered column phase: the workgroup's 64 transposed rows,
-  // 64 bytes of codes (four threads) and 4 of scales each.
+  // The row phase: a group's 32 rows, 32 bytes of codes (two lanes) and 2
+  // of scales (a lane) each.
+  auto writeRows = [&](const Outputs &out) {
+    Value r = kb.div(lane, 2), half = kb.rem(lane, 2);
+    Value row = kb.add(kb.mul(regionRow, 32), r);
+    Value scaleRow = kb.add(kb.mul(regionRow, 32), lane);
+    writeGathered(out, 0,
+                  kb.add(kb.mul(wave, kGroup), kb.add(kb.mul(half, 32), r)),
+                  kb.add(kb.mul(row, c.cols / 2),
+                         kb.add(kb.mul(regionCol, 32), kb.mul(half, 16))),
+                  kb.lt(lane, 32), 2, 32,
+                  kb.add(kb.mul(scaleRow, c.cols / 32), kb.mul(regionCol, 2)));
+  };
+  // The column phase: the workgroup's 64 transposed rows, 64 bytes of codes
+  // (four threads) and 4 of scales (a thread) each.
   auto writeColumns = [&](const Outputs &out) {
-    gpu::BarrierOp::create(b, loc);
-    int64_t kBlocks = c.rows / 32, size = c.rows * c.cols;
     Value band = kb.div(kb.blockId(), regionCols);
     Value tRow = kb.add(kb.mul(regionCol, 64), kb.div(tid, 4));
     Value w = kb.rem(tid, 4);
-    if (out.values)
-      kb.store(gatheredCodes(1, kb.add(kb.mul(w, 64), kb.div(tid, 4))),
-               out.values, yes,
-               kb.add(kb.mul(tRow, c.rows / 2),
-                      kb.mul(kb.add(kb.mul(band, 4), w), 16)),
-               size / 2, /*alignment=*/16);
-    if (!out.scales)
-      return;
-    auto ifOp = scf::IfOp::create(b, loc, kb.lt(tid, 64), false);
-    OpBuilder::InsertionGuard inIf(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
     Value scaleRow = kb.add(kb.mul(regionCol, 64), tid);
-    kb.store(gatheredScales(1, tid, 4, 64), out.scales, yes,
-             kb.add(kb.mul(scaleRow, kBlocks), kb.mul(band, 4)), size / 32,
-             /*alignment=*/4);
+    writeGathered(out, 1, kb.add(kb.mul(w, 64), kb.div(tid, 4)),
+                  kb.add(kb.mul(tRow, c.rows / 2),
+                         kb.mul(kb.add(kb.mul(band, 4), w), 16)),
+                  kb.lt(tid, 64), 4, 64,
+                  kb.add(kb.mul(scaleRow, c.rows / 32), kb.mul(band, 4)));
   };
 
   Value lds;
