@@ -158,8 +158,8 @@ static Value addRoundingBias(OpBuilder &b, Location loc, Value bits,
 }
 
 /// The E2M1 magnitude code of |a| with ties to even and saturation at 6,
-/// shifted left by 22 (vector of i32). `absA` is a vector of non-negative
-/// f32 (a NaN gives 7).
+/// shifted left by 22 (i32, scalar or vector). `absA` is a non-negative f32
+/// (a NaN gives 7).
 static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
   Type f32 = absA.getType();
@@ -172,19 +172,22 @@ static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
       b, loc,
       arith::MinSIOp::create(b, loc, bitsOf(b, loc, absA), c(0x40C00000)));
   // The grid's spacing is 2^(e-1) in the binade [2^e, 2^(e+1)), e >= 0, and
-  // 0.5 below 1. Scaled by 2^-126, adding M = 2^(e+22-126), whose ulp is the
-  // scaled spacing, rounds to the grid with ties to even in one fused
-  // multiply-add (the product is exact inside it); subtracting M again is
-  // exact and leaves the grid value times 2^-126 (0.5 becomes the subnormal
-  // 2^-127), whose encoding is the code shifted left by 22.
+  // 0.5 below 1: adding M = 2^(e+22), whose ulp is that spacing, rounds to
+  // the grid with ties to even in one IEEE addition, and subtracting M
+  // again is exact. (Not one fused multiply-add on the value times 2^-126:
+  // vector.fma becomes llvm.fmuladd, which a target may split, and the
+  // split product would round in the subnormal range.)
   Value binade = arith::AndIOp::create(
       b, loc,
       arith::MaxSIOp::create(b, loc, bitsOf(b, loc, clamped), c(0x3F800000)),
       c(0x7F800000));
   Value magic =
-      fromBits(b, loc, arith::SubIOp::create(b, loc, binade, c(104 << 23)));
-  Value sum = vector::FMAOp::create(b, loc, clamped, cf(0x1p-126f), magic);
-  return bitsOf(b, loc, arith::SubFOp::create(b, loc, sum, magic));
+      arith::MulFOp::create(b, loc, fromBits(b, loc, binade), cf(0x1p22f));
+  Value rounded = arith::SubFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, clamped, magic), magic);
+  // The grid value times 2^-126 is exact (0.5 becomes the subnormal 2^-127)
+  // and its encoding is the code shifted left by 22.
+  return bitsOf(b, loc, arith::MulFOp::create(b, loc, rounded, cf(0x1p-126f)));
 }
 
 /// The E2M1 magnitude code (i32 in [0, 7]) of |a| with stochastic rounding
