@@ -1,5 +1,6 @@
 """Prepares the NVIDIA kernel benchmarks (here, where MLIR is): the MXFP4
-GEMM and the fused Hadamard + quantize kernel on the pilot study's shapes,
+GEMM, the fused Hadamard + quantize kernel (both orientations) and the
+quantize kernel alone (one orientation) on the pilot study's shapes,
 compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
 (too large to carry: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
 device-to-device copy of the same bytes) are measured by
@@ -88,6 +89,18 @@ for rows, cols in [(32768, 1408), (32768, 2816)]:
     moved = 4 * n + 2 * (n // 2 + n // 32)  # read f32, write both outputs
     prepare(f"quantize_{rows}x{cols}", mlir,
             [f"f32:{rows}:{cols}"], "quantize", moved)
+
+# The quantize kernel alone: one orientation, no rotation (an Fprop
+# operand), f32 in.
+for rows, cols in [(32768, 2816)]:
+    x = f"tensor<{rows}x{cols}xf32>"
+    v, s = f"tensor<{rows}x{cols}xf4E2M1FN>", f"tensor<{rows}x{cols // 32}xf8E8M0FNU>"
+    mlir = (f"func.func @f(%x: {x}) -> ({v}, {s}) {{\n"
+            f"  %v, %s = mxfp4.quantize %x axis = 1 : {x} -> {v}, {s}\n"
+            f"  return %v, %s : {v}, {s}\n}}\n")
+    n = rows * cols
+    prepare(f"quantize-rows_{rows}x{cols}", mlir, [f"f32:{rows}:{cols}"],
+            "quantize", 4 * n + n // 2 + n // 32)
 
 # The pilot study's whole training step (forward, backward, AdamW) under
 # bf16 and fp4-all-dht16; inputs from the plan's argument list.
