@@ -28,7 +28,8 @@
 // expansion's shared-memory traffic) serves half the wavefronts. Lane
 // 2a + b loads steps b and 1 - b of its rows r0(a) and r1(a) = r0(a) + 16;
 // in step j it expands slot (j + b) % 2, so every lane works every step.
-// A pair's loads are issued a pair ahead. Ragged M and N are guarded; K is
+// A pair's loads are issued a pair ahead. Where rows of scales are whole
+// words, a lane reads its rows' scales four K steps (two pairs) at a time. Ragged M and N are guarded; K is
 // a multiple of 32.
 //
 // Weight gradients (a small C, K = tokens) have too few tiles to fill the
