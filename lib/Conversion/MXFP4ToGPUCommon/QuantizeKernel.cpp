@@ -18,16 +18,19 @@
 // eight rows), and lanes read their blocks back; on gfx950 each lane reads
 // its block (128 bytes for f32) and parks it in workgroup memory. Column
 // phase: lane l reads column l of the region (consecutive words:
-// conflict-free), rotates and quantizes it. The
-// source is read from global memory once; every output is written once: 16
-// bytes of FP4 a block, one canonical scale byte, and one byte of the
-// gfx950 GEMM's pre-shuffled scale layout. Regions cover the shuffled
-// layout's padding too, where lanes write the neutral scale 2^0.
+// conflict-free), rotates and quantizes it. The source is read from global
+// memory once; every output is written once: 16 bytes of FP4 a block, one
+// canonical scale byte, and one byte of the gfx950 GEMM's pre-shuffled
+// scale layout. Regions cover the shuffled layout's padding too, where
+// lanes write the neutral scale 2^0. On NVIDIA, where the regions tile the
+// source in bands of four region rows, a workgroup gathers its blocks'
+// outputs in workgroup memory and writes whole rows of them instead.
 //
 // The scale byte follows docs/Semantics.md (integer arithmetic on the amax
 // encoding, as on the CPU). Values are converted by the target's instruction
 // where it has one (gfx950: `v_cvt_scalef32_pk_fp4_f32`), else, and for
-// stochastic rounding everywhere, by the CPU path's integer formulation.
+// stochastic rounding everywhere, by the CPU path's own builders
+// (numerics::quantizeBlockPacked).
 //
 //===----------------------------------------------------------------------===//
 
