@@ -72,9 +72,8 @@ SmallVector<Operation *> collectKernel(Operation *root) {
     }
   }
   SmallVector<Operation *> ordered(ops.begin(), ops.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ordered;
 }
 
@@ -98,11 +97,27 @@ struct OutlineKernelsPass
           candidates.push_back(op);
       });
 
-    llvm::StringMap<func::FuncOp> kernels;
+    // Build every candidate's kernel detached and print it as its key, so
+    // that only kernels that occur more than once are outlined: a kernel
+    // that occurs once is compiled once either way, and in place it keeps
+    // static strides and writes its results where they are used (an
+    // outlined kernel allocates them, and a caller returning them copies
+    // them out; measured: quantize 2.3x slower on the CPU).
+    struct Candidate {
+      Operation *root;
+      SmallVector<Operation *> ops;
+      SmallVector<Value> inputs;
+      func::FuncOp kernel;
+      std::string key;
+      bool outlined = false;
+    };
+    SmallVector<Candidate> found;
+    llvm::StringMap<unsigned> occurrences;
     OpBuilder b(&getContext());
-    unsigned counter = 0;
     for (Operation *root : candidates) {
-      SmallVector<Operation *> ops = collectKernel(root);
+      Candidate &c = found.emplace_back();
+      c.root = root;
+      c.ops = collectKernel(root);
       // The kernel's arguments: values its ops (and their regions) use that
       // are defined outside it. Scalar constants are cloned instead, so the
       // kernel's code can fold them.
@@ -110,7 +125,7 @@ struct OutlineKernelsPass
       SmallVector<Operation *> constants;
       auto addInput = [&](Value v) {
         Operation *def = v.getDefiningOp();
-        if (def && llvm::is_contained(ops, def))
+        if (def && llvm::is_contained(c.ops, def))
           return;
         if (def && def->getName().getStringRef() == "arith.constant" &&
             !isa<ShapedType>(v.getType())) {
@@ -120,7 +135,7 @@ struct OutlineKernelsPass
         }
         inputs.insert(v);
       };
-      for (Operation *op : ops) {
+      for (Operation *op : c.ops) {
         for (Value operand : op->getOperands())
           addInput(operand);
         llvm::SetVector<Value> captured;
@@ -128,55 +143,80 @@ struct OutlineKernelsPass
         for (Value v : captured)
           addInput(v);
       }
+      c.inputs.assign(inputs.begin(), inputs.end());
 
-      // Build the candidate kernel detached, print it as its key.
       SmallVector<Type> argTypes;
       for (Value v : inputs)
         argTypes.push_back(v.getType());
       auto type = b.getFunctionType(argTypes, root->getResultTypes());
-      auto kernel = func::FuncOp::create(root->getLoc(), "kernel", type);
-      Block *entry = kernel.addEntryBlock();
+      c.kernel = func::FuncOp::create(root->getLoc(), "kernel", type);
+      Block *entry = c.kernel.addEntryBlock();
       OpBuilder body = OpBuilder::atBlockEnd(entry);
       IRMapping mapping;
       for (auto [value, arg] : llvm::zip_equal(inputs, entry->getArguments()))
         mapping.map(value, arg);
       for (Operation *constant : constants)
         body.clone(*constant, mapping);
-      for (Operation *op : ops) {
+      for (Operation *op : c.ops) {
         Operation *clone = body.clone(*op, mapping);
         // Tags such as mxfp4.gemm name a layer; the code does not depend
         // on them, and dropping them lets layers share a kernel.
-        for (NamedAttribute attr : llvm::to_vector(clone->getDiscardableAttrs()))
+        for (NamedAttribute attr :
+             llvm::to_vector(clone->getDiscardableAttrs()))
           clone->removeDiscardableAttr(attr.getName());
       }
       SmallVector<Value> results;
       for (Value r : root->getResults())
         results.push_back(mapping.lookup(r));
       func::ReturnOp::create(body, root->getLoc(), results);
-      kernel.setPrivate();
-
-      std::string key;
-      {
-        llvm::raw_string_ostream os(key);
-        kernel->print(os, OpPrintingFlags().printGenericOpForm());
-      }
-      func::FuncOp &existing = kernels[key];
-      if (existing) {
-        kernel.erase();
-      } else {
-        kernel.setName(b.getStringAttr("__mxfp4_kernel_" +
-                                       std::to_string(counter++)));
-        module.push_back(kernel);
-        existing = kernel;
-      }
-      OpBuilder call(root);
-      auto callOp = func::CallOp::create(call, root->getLoc(), existing,
-                                         inputs.getArrayRef());
-      root->replaceAllUsesWith(callOp.getResults());
-      for (Operation *op : llvm::reverse(ops))
-        if (op->use_empty())
-          op->erase();
+      c.kernel.setPrivate();
+      llvm::raw_string_ostream os(c.key);
+      c.kernel->print(os, OpPrintingFlags().printGenericOpForm());
+      ++occurrences[c.key];
     }
+
+    llvm::StringMap<func::FuncOp> kernels;
+    // A kernel's input may be the result of one outlined before it (a
+    // quantize of a matmul's result): that result is now the call's.
+    DenseMap<Value, Value> replaced;
+    auto current = [&](Value v) {
+      for (auto it = replaced.find(v); it != replaced.end();
+           it = replaced.find(v))
+        v = it->second;
+      return v;
+    };
+    unsigned counter = 0;
+    for (Candidate &c : found) {
+      if (occurrences[c.key] < 2) {
+        c.kernel.erase();
+        continue;
+      }
+      func::FuncOp &existing = kernels[c.key];
+      if (existing) {
+        c.kernel.erase();
+      } else {
+        c.kernel.setName(
+            b.getStringAttr("__mxfp4_kernel_" + std::to_string(counter++)));
+        module.push_back(c.kernel);
+        existing = c.kernel;
+      }
+      SmallVector<Value> inputs = llvm::map_to_vector(c.inputs, current);
+      OpBuilder call(c.root);
+      auto callOp =
+          func::CallOp::create(call, c.root->getLoc(), existing, inputs);
+      for (auto [old, now] :
+           llvm::zip_equal(c.root->getResults(), callOp.getResults()))
+        replaced[old] = now;
+      c.root->replaceAllUsesWith(callOp.getResults());
+      c.outlined = true;
+    }
+    // Erased only now, so that no new op reuses the address of a value
+    // `replaced` maps.
+    for (Candidate &c : llvm::reverse(found))
+      if (c.outlined)
+        for (Operation *op : llvm::reverse(c.ops))
+          if (op->use_empty())
+            op->erase();
   }
 };
 
