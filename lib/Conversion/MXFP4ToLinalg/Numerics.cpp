@@ -158,8 +158,38 @@ static Value addRoundingBias(OpBuilder &b, Location loc, Value bits,
 }
 
 /// The E2M1 magnitude code of |a| with ties to even and saturation at 6,
-/// shifted left by 22 (i32, scalar or vector). `absA` is a non-negative f32
-/// (a NaN gives 7).
+/// shifted left by 22, in integer arithmetic (i32, scalar or vector).
+/// `absA` is a non-negative f32 (a NaN gives 7). The CPU's form: x86 cores
+/// slow down on the subnormal results of the floating-point form
+/// (measured: the CPU quantize at half speed).
+static Value roundNearestEvenShiftedInt(OpBuilder &b, Location loc,
+                                        Value absA) {
+  Type i32 = withElementType(absA.getType(), b.getI32Type());
+  auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
+  // |a| >= 1: round the f32 mantissa to one bit with ties to even; a carry
+  // moves into the exponent by itself. Then (exponent << 1 | mantissa bit)
+  // minus 252 is the code (1.0 -> 2), saturated at 7 (6.0).
+  Value rounded = addRoundingBias(b, loc, bitsOf(b, loc, absA), 22);
+  Value normal = arith::MinSIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, rounded, c(22)), c(252)),
+      c(7));
+  // |a| < 1: multiples of 0.5. Adding 2^22 (whose ulp is 0.5) rounds to the
+  // nearest multiple with ties to even; the encoding difference counts them.
+  Value magic = constantF32(b, loc, absA.getType(), 0x1p22f);
+  Value small = arith::SubIOp::create(
+      b, loc, bitsOf(b, loc, arith::AddFOp::create(b, loc, absA, magic)),
+      c(0x4A800000));
+  Value isSmall =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, absA,
+                            constantF32(b, loc, absA.getType(), 1.0f));
+  return arith::ShLIOp::create(
+      b, loc, arith::SelectOp::create(b, loc, isSmall, small, normal), c(22));
+}
+
+/// roundNearestEvenShiftedInt in floating-point arithmetic, the same bits
+/// (checked on every non-negative f32): the GPU kernels' form.
 static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
   Type f32 = absA.getType();
@@ -241,8 +271,10 @@ struct RoundedBlock {
 };
 } // namespace
 
+/// `floatRounding` picks the floating-point form of ties to even.
 static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
-                               ScaleRule rule, Value random) {
+                               ScaleRule rule, Value random,
+                               bool floatRounding) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   Type i32 = b.getI32Type();
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
@@ -266,7 +298,8 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
   Value magnitudes =
       random ? arith::ShLIOp::create(
                    b, loc, roundStochastic(b, loc, absA, random), cv(22))
-             : roundNearestEvenShifted(b, loc, absA);
+      : floatRounding ? roundNearestEvenShifted(b, loc, absA)
+                      : roundNearestEvenShiftedInt(b, loc, absA);
   Value nanBlock =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
   return {bits, magnitudes, byte, nanBlock};
@@ -277,7 +310,8 @@ std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
                                                 Value random) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
-  RoundedBlock r = roundBlock(b, loc, block, rule, random);
+  RoundedBlock r = roundBlock(b, loc, block, rule, random,
+                              /*floatRounding=*/false);
   Value sign = arith::ShLIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, r.bits, cv(31)), cv(3));
   Value code = arith::OrIOp::create(
@@ -292,7 +326,8 @@ std::pair<Value, Value> numerics::quantizeBlockPacked(OpBuilder &b,
                                                       Value random) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
-  RoundedBlock r = roundBlock(b, loc, block, rule, random);
+  RoundedBlock r = roundBlock(b, loc, block, rule, random,
+                              /*floatRounding=*/true);
   // The sign joins the magnitude as bit 25: element i's nibble is at bits
   // 22..25, and one shift moves it to bits 4(i % 8).. of its word.
   Value nibbles = arith::OrIOp::create(
