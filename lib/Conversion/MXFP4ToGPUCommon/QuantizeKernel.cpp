@@ -172,10 +172,11 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
 
   Value tid = kb.threadId();
   Value wave = kb.div(tid, kGroup), lane = kb.rem(tid, kGroup);
-  Value regionRow, regionCol;
+  Value regionRow, regionCol, band;
   if (gather) {
     // Band blockId / regionCols, its regions' column blockId % regionCols.
-    regionRow = kb.add(kb.mul(kb.div(kb.blockId(), regionCols), 4), wave);
+    band = kb.div(kb.blockId(), regionCols);
+    regionRow = kb.add(kb.mul(band, 4), wave);
     regionCol = kb.rem(kb.blockId(), regionCols);
   } else {
     Value region = kb.add(kb.mul(kb.blockId(), 4), wave);
@@ -321,7 +322,6 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   // The column phase: the workgroup's 64 transposed rows, 64 bytes of codes
   // (four threads) and 4 of scales (a thread) each.
   auto writeColumns = [&](const Outputs &out) {
-    Value band = kb.div(kb.blockId(), regionCols);
     Value tRow = kb.add(kb.mul(regionCol, 64), kb.div(tid, 4));
     Value w = kb.rem(tid, 4);
     Value scaleRow = kb.add(kb.mul(regionCol, 64), tid);
@@ -339,9 +339,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   // Lane l's row-phase block: row l % 32, column block l / 32.
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
-  auto inRange = [&](Value condition) {
-    return exact ? arith::ConstantIntOp::create(b, loc, 1, 1) : condition;
-  };
+  auto inRange = [&](Value condition) { return exact ? yes : condition; };
   Value rowValid =
       inRange(kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32)));
   Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), stride),
