@@ -7,8 +7,8 @@
 # cut short resumes from its checkpoint, so calling this again continues a
 # study that outran one command's time. The table and plot of what is done
 # are gpu-study/out/study.md and study.svg. With $OUT set, the metrics,
-# plots and table are copied to $OUT (not the checkpoints, too large to
-# bring back); `mxfp4-cuda-run study` here, on runs whose metrics are all
+# plots and table are copied to $OUT (each run's metrics and plot in
+# runs.tar.gz; not the checkpoints, too large to bring back); `mxfp4-cuda-run study` here, on runs whose metrics are all
 # in its --out, tabulates seeds trained in different sessions without a GPU
 # (docs/Study.md). Usage: run_study.sh [RECIPE...] (default: all of
 # recipes.txt, the first the baseline).
@@ -25,8 +25,6 @@ runs=$(ls -d gpu-study/run-seed* | paste -sd,)
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   cp gpu-study/out/study.md gpu-study/out/study.svg "$OUT/"
-  for pair in gpu-study/out/*-seed*/; do
-    mkdir -p "$OUT/$(basename "$pair")"
-    cp "$pair/metrics.jsonl" "$pair/loss.svg" "$OUT/$(basename "$pair")/"
-  done
+  tar czf "$OUT/runs.tar.gz" -C gpu-study/out \
+    $(cd gpu-study/out && echo ./*-seed*/metrics.jsonl ./*-seed*/loss.svg)
 fi
