@@ -21,20 +21,28 @@
 // (e1 e0 = 0 gives bf16's subnormals 0 and 2^-127); `mul.bf16x2` by 2^126,
 // then by the scale, gives the value (byte 255 makes the block NaN).
 //
-// Warpgroup 0 expands A's 128 rows and warpgroup 1 B's, a row block (16
-// bytes of codes and a scale byte) each thread and K step. Loads come in
-// pairs of K steps so that two lanes read a row's 32 contiguous bytes: a
-// warp's load touches 16 rows, not 32, and L1 (busy with the MMAs' and the
-// expansion's shared-memory traffic) serves half the wavefronts. Lane
-// 2a + b loads steps b and 1 - b of its rows r0(a) and r1(a) = r0(a) + 16;
-// in step j it expands slot (j + b) % 2, so every lane works every step.
-// A pair's loads are issued a pair ahead. Where rows of scales are whole
-// words, a lane reads its rows' scales four K steps (two pairs) at a time. Ragged M and N are guarded; K is
-// a multiple of 32.
+// Warpgroup 0 expands A's 128 rows and warpgroup 1 B's. The main loop's
+// unit is a super step of four K steps: lane 4g + j of warp w loads the
+// 16 bytes of codes of step j of rows 32w + g + 8i (i < 4), so a row's four
+// lanes read its 64 contiguous bytes and a warp's load touches 8 rows, not
+// the 16 that reading a K step at a time takes (L1, busy with the MMAs'
+// and the expansion's shared-memory traffic, serves half the wavefronts).
+// Stage i of a super step then holds word i of every step: lane 4g + j
+// writes its rows' word i, expanded, as the core-matrix chunk at K 8j of
+// the stage (each store one 8-row group). A and B take the same order, so
+// the product is the same sum over K; the scales were applied in the
+// expansion. Where rows of scales are whole words, a row's lanes read the
+// super step's four scales as one word. The next super step's loads go
+// out during the first two stages. Ragged M and N are guarded; K is a
+// multiple of 32 (a partial last super step expands zeros).
+//
+// The tensor cores add each k16 slice's products to the f32 accumulators;
+// a slice holds words of two K steps, so the order differs from the CPU's
+// block by block sum wherever a rounding falls inside a slice.
 //
 // Weight gradients (a small C, K = tokens) have too few tiles to fill the
 // device: there K is split (TensorCore.h's splitK), grid z picks a range of
-// K steps, each split writes its f32 partial C to a workspace, and a second
+// super steps, each split writes its f32 partial C to a workspace, and a second
 // kernel adds the splits in split order (then the accumulator) and converts
 // to C's type. That is deterministic, but the f32 sum is rounded split by
 // split: unsplit, C is one sum over K in the tensor cores' order, and the
@@ -61,6 +69,11 @@ namespace num = mlir::mxfp4::numerics;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The main loop's unit: four K steps, one 16-byte load per row and lane.
+static constexpr int64_t kSuperStepK = 4 * kWgStepK;
+/// The rows a thread loads and expands: a warpgroup's 128, four lanes each.
+static constexpr int64_t kRowsPerThread = 4;
+
 int64_t sm90::gemmTiles(const GemmConfig &c) {
   return ceilDiv(c.m, kTile) * ceilDiv(c.n, kTile);
 }
@@ -70,17 +83,18 @@ int64_t sm90::gemmBlocks(const GemmConfig &c) {
 }
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
-  // In pairs of K steps, the main loop's unit.
-  return splitK(gemmTiles(c), ceilDiv(c.k, 2 * kWgStepK));
+  // In super steps, the main loop's unit.
+  return splitK(gemmTiles(c), ceilDiv(c.k, kSuperStepK));
 }
 
 namespace {
 
-/// One K step of this thread's row: 16 bytes of codes (vector<4xi32>) and
-/// its scale: the byte (i32) or, with word scales, the word (i32) of the
-/// row's scales of the four K steps from 4 * (pair / 2).
-struct RowBlock {
-  Value codes, scale;
+/// This thread's rows of one super step (four K steps, 128 of K): row i's
+/// 16 bytes of codes of step 4 * s + lane % 4 (vector<4xi32>) and its scale
+/// as loaded (the byte as i32, or with word scales the row's word of the
+/// super step, i32), then, after `toScalePairs`, as a pair of bf16.
+struct SuperStep {
+  SmallVector<Value, 4> codes, scales;
 };
 
 /// Builds the kernel body; one instance per kernel.
@@ -93,14 +107,15 @@ public:
 
 private:
   Value i32(int64_t v) { return num::constant(b, loc, b.getI32Type(), v); }
-  /// Slot `slot` of this thread's row blocks of the K step pair `pair`
-  /// (zeros outside K). With word scales, an odd pair takes its scale word
-  /// from `previous`, the slot's block of the pair before, if given.
-  RowBlock load(Value pair, int64_t slot, const RowBlock *previous);
-  /// Expands step `j` of pair `pair` from the thread's `slots` into `stage`.
-  void expand(ArrayRef<RowBlock> slots, Value pair, int64_t j, int64_t stage);
-  /// The scale byte (i32) as a pair of bf16 (vector<2xbf16>).
-  Value scalePair(Value scale);
+  /// Loads this thread's rows `first` .. `first + count - 1` of super step
+  /// `s` into `into` (zeros outside K).
+  void load(Value s, int64_t first, int64_t count, SuperStep &into);
+  /// The whole super step `s`.
+  SuperStep load(Value s);
+  /// Turns `block`'s loaded scales into bf16 pairs.
+  void toScalePairs(SuperStep &block);
+  /// Expands word `j` of this thread's rows of `block` into `stage`.
+  void expand(const SuperStep &block, int64_t j, int64_t stage);
   /// Writes this warpgroup's part of C (plus `acc`, if any) to `out`; split
   /// K (`split` is the split's index), its f32 partial C to the workspace
   /// `out` instead.
@@ -112,94 +127,95 @@ private:
   KernelBuilder kb;
   const GemmConfig &c;
   // Set by build: the operands as words, this thread's operand (i1, B), its
-  // lane's place in a pair (b, as index and i1) and the rows of its two
-  // slots, the block tile's origin and the shared tiles.
+  // lane's step in a super step (index; 8 * step as i32: its scale's bit
+  // offset in a word), its four rows, the block tile's origin and the
+  // shared tiles.
   Value aValues, aScales, bValues, bScales;
-  // Whether the scales are read a word (four K steps) at a time: a warp's
-  // byte loads touch 16 rows for 32 bytes, as many L1 wavefronts as its
-  // code loads, and L1 bounds this kernel. Needs rows of whole words.
+  // Whether the scales are read a word (a super step) at a time. Needs rows
+  // of whole words.
   bool wordScales = c.k / 32 % 4 == 0;
-  Value expandsB, pairLane, oddLane, slotRows[2], m0, n0;
+  Value expandsB, laneStep, scaleShift, rows[kRowsPerThread], m0, n0;
   CoreMatrixTile aTile, bTile;
 };
 
 } // namespace
 
-RowBlock GemmBuilder::load(Value pair, int64_t slot, const RowBlock *previous) {
+void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
   int64_t kBlocks = c.k / 32;
   Type i32 = b.getI32Type();
   auto codesType = VectorType::get({4}, i32);
-  Value step = kb.add(kb.mul(pair, 2), slot ? kb.xorI(pairLane, 1) : pairLane);
+  Value step = kb.add(kb.mul(s, 4), laneStep);
+  Value inK = kb.lt(step, kBlocks);
+  SmallVector<Type> types;
+  for (int64_t i = 0; i < count; ++i)
+    types.append({codesType, i32});
   // A warpgroup reads one operand: the branch is uniform in every warp.
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{codesType, i32}, expandsB,
+  auto ifOp = scf::IfOp::create(b, loc, types, expandsB,
                                 /*withElseRegion=*/true);
   auto emit = [&](Block *block, Value values, Value scales, Value origin,
-                  int64_t rows) {
+                  int64_t extent) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(block);
-    Value r = kb.add(origin, slotRows[slot]);
-    Value valid = kb.andI(kb.lt(r, rows), kb.lt(step, kBlocks));
-    Value at = kb.add(kb.mul(r, kBlocks), step);
-    Value codes = kb.load(codesType, values, valid, kb.mul(at, 4),
-                          rows * kBlocks * 4, /*alignment=*/16);
-    Value scale;
-    if (!wordScales) {
-      scale = arith::ExtUIOp::create(
-          b, loc, i32,
-          kb.load(b.getI8Type(), scales, valid, at, rows * kBlocks));
-    } else {
-      // A word covers the pairs 2q and 2q + 1 (all in K or none: K steps
-      // come in whole words), so an odd pair reuses its predecessor's. Its
-      // load is then of element 0 by every lane (one wavefront): no branch,
-      // whose join would make the load complete before the prefetching
-      // moves on.
-      Value offset = kb.add(kb.mul(r, kBlocks / 4), kb.div(pair, 2));
-      if (!previous) {
-        scale = kb.load(i32, scales, valid, offset, rows * kBlocks / 4);
-      } else {
-        Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                          kb.rem(pair, 2), kb.idx(0));
-        Value even = arith::XOrIOp::create(
-            b, loc, odd, arith::ConstantIntOp::create(b, loc, 1, 1));
-        Value word = kb.load(i32, scales, kb.andI(valid, even), offset,
-                             rows * kBlocks / 4);
-        scale = kb.select(odd, previous->scale, word);
-      }
+    SmallVector<Value> results;
+    for (int64_t i = first; i < first + count; ++i) {
+      Value r = kb.add(origin, rows[i]);
+      Value valid = kb.andI(kb.lt(r, extent), inK);
+      Value at = kb.add(kb.mul(r, kBlocks), step);
+      results.push_back(kb.load(codesType, values, valid, kb.mul(at, 4),
+                                extent * kBlocks * 4, /*alignment=*/16));
+      // A row's four lanes read the same word: one access.
+      results.push_back(
+          wordScales
+              ? kb.load(i32, scales, valid,
+                        kb.add(kb.mul(r, kBlocks / 4), kb.div(step, 4)),
+                        extent * kBlocks / 4)
+              : arith::ExtUIOp::create(b, loc, i32,
+                                       kb.load(b.getI8Type(), scales, valid, at,
+                                               extent * kBlocks)));
     }
-    scf::YieldOp::create(b, loc, ValueRange{codes, scale});
+    scf::YieldOp::create(b, loc, results);
   };
   emit(ifOp.thenBlock(), bValues, bScales, n0, c.n);
   emit(ifOp.elseBlock(), aValues, aScales, m0, c.m);
-  return {ifOp.getResult(0), ifOp.getResult(1)};
+  into.codes.resize(kRowsPerThread);
+  into.scales.resize(kRowsPerThread);
+  for (int64_t i = 0; i < count; ++i) {
+    into.codes[first + i] = ifOp.getResult(2 * i);
+    into.scales[first + i] = ifOp.getResult(2 * i + 1);
+  }
 }
 
-Value GemmBuilder::scalePair(Value s) {
-  // 2^(s-127) as bf16: byte 0 is the subnormal 2^-127, 255 NaN.
-  Value bits = arith::SelectOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
-      i32(0x40),
-      arith::SelectOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(255)),
-          i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
-  Value packed = arith::OrIOp::create(
-      b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({2}, b.getBF16Type()),
-      vector::BroadcastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
-                                  packed));
+SuperStep GemmBuilder::load(Value s) {
+  SuperStep block;
+  load(s, 0, kRowsPerThread, block);
+  return block;
 }
 
-void GemmBuilder::expand(ArrayRef<RowBlock> slots, Value pair, int64_t j,
-                         int64_t stage) {
-  // Slot (j + b) % 2: slot j for even lanes, the other for odd ones.
-  auto pick = [&](Value even, Value odd) {
-    return kb.select(oddLane, odd, even);
-  };
-  RowBlock block = {pick(slots[j].codes, slots[1 - j].codes),
-                    pick(slots[j].scale, slots[1 - j].scale)};
-  Value row = pick(slotRows[j], slotRows[1 - j]);
+void GemmBuilder::toScalePairs(SuperStep &block) {
+  for (Value &s : block.scales) {
+    if (wordScales)
+      s = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, s, scaleShift), i32(0xFF));
+    // 2^(s-127) as bf16: byte 0 is the subnormal 2^-127, 255 NaN.
+    Value bits = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
+        i32(0x40),
+        arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s,
+                                  i32(255)),
+            i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
+    Value packed = arith::OrIOp::create(
+        b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
+    s = vector::BitCastOp::create(
+        b, loc, VectorType::get({2}, b.getBF16Type()),
+        vector::BroadcastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()), packed));
+  }
+}
+
+void GemmBuilder::expand(const SuperStep &block, int64_t j, int64_t stage) {
   Type i32Type = b.getI32Type();
   auto pairType = VectorType::get({2}, b.getBF16Type());
   auto asPair = [&](Value word) {
@@ -208,25 +224,16 @@ void GemmBuilder::expand(ArrayRef<RowBlock> slots, Value pair, int64_t j,
         vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
                                     word));
   };
-  Value byte = block.scale;
-  if (wordScales) {
-    // Step 2 * pair + j is byte (2 * pair + j) % 4 of the word.
-    Value shift = arith::IndexCastOp::create(
-        b, loc, i32Type, kb.mul(kb.add(kb.mul(kb.rem(pair, 2), 2), j), 8));
-    byte = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, byte, shift), i32(0xFF));
-  }
-  Value scale = scalePair(byte);
   Value twoTo126 = asPair(i32(0x7E807E80));
   SmallVector<Value> chunks;
-  for (int64_t q = 0; q < 4; ++q) {
-    Value word = vector::ExtractOp::create(b, loc, block.codes, q);
+  for (int64_t i = 0; i < kRowsPerThread; ++i) {
+    Value word = vector::ExtractOp::create(b, loc, block.codes[i], j);
     Value high = arith::ShRUIOp::create(b, loc, word, i32(4));
     SmallVector<Value> pairs;
-    for (int64_t j = 0; j < 4; ++j) {
-      // Byte j of the word (codes 2j, 2j + 1) at bits 0..7 and byte j of
-      // the word shifted by 4 (code 2j + 1) at bits 16..23.
-      int64_t selector = j | j << 4 | (4 + j) << 8 | (4 + j) << 12;
+    for (int64_t q = 0; q < 4; ++q) {
+      // Byte q of the word (codes 2q, 2q + 1) at bits 0..7 and byte q of
+      // the word shifted by 4 (code 2q + 1) at bits 16..23.
+      int64_t selector = q | q << 4 | (4 + q) << 8 | (4 + q) << 12;
       Value x =
           NVVM::PermuteOp::create(b, loc, i32Type, word, high, i32(selector),
                                   NVVM::PermuteMode::DEFAULT);
@@ -236,7 +243,7 @@ void GemmBuilder::expand(ArrayRef<RowBlock> slots, Value pair, int64_t j,
           b, loc, arith::ShLIOp::create(b, loc, x, i32(12)), i32(0x80008000));
       Value pair = asPair(arith::OrIOp::create(b, loc, magnitudes, signs));
       pair = arith::MulFOp::create(b, loc, pair, twoTo126);
-      pair = arith::MulFOp::create(b, loc, pair, scale);
+      pair = arith::MulFOp::create(b, loc, pair, block.scales[i]);
       pairs.push_back(vector::ExtractOp::create(
           b, loc,
           vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type),
@@ -248,13 +255,15 @@ void GemmBuilder::expand(ArrayRef<RowBlock> slots, Value pair, int64_t j,
         vector::FromElementsOp::create(b, loc, VectorType::get({4}, i32Type),
                                        pairs)));
   }
+  // The lane's chunk of each row: K 8 * step .. 8 * step + 7 of the stage.
+  Value k = kb.mul(laneStep, 8);
   auto ifOp = scf::IfOp::create(b, loc, expandsB, /*withElseRegion=*/true);
   for (auto [block, tile] : {std::pair{ifOp.thenBlock(), &bTile},
                              std::pair{ifOp.elseBlock(), &aTile}}) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(block->getTerminator());
-    for (auto [q, chunk] : llvm::enumerate(chunks))
-      storeRowChunk(kb, *tile, kb.idx(stage), row, kb.idx(8 * q), chunk);
+    for (auto [i, chunk] : llvm::enumerate(chunks))
+      storeRowChunk(kb, *tile, kb.idx(stage), rows[i], k, chunk);
   }
 }
 
@@ -322,12 +331,14 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   expandsB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                                    kb.idx(kTile));
   Value lane = kb.rem(tid, 32);
-  pairLane = kb.rem(lane, 2);
-  oddLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, pairLane,
-                                  kb.idx(0));
+  laneStep = kb.rem(lane, 4);
+  scaleShift =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), kb.mul(laneStep, 8));
+  // Warp w of a warpgroup holds rows 32 w .. 32 w + 31, lane 4 g + step
+  // rows 32 w + 8 i + g: each store of row i fills one 8-row group.
   Value warpRows = kb.mul(kb.div(kb.rem(tid, kTile), 32), 32);
-  slotRows[0] = kb.add(warpRows, kb.div(lane, 2));
-  slotRows[1] = kb.add(slotRows[0], 16);
+  for (int64_t i = 0; i < kRowsPerThread; ++i)
+    rows[i] = kb.add(warpRows, kb.add(kb.div(lane, 4), 8 * i));
   int64_t tilesN = ceilDiv(c.n, kTile);
   auto setTile = [&](Value tile) {
     m0 = kb.mul(kb.div(tile, tilesN), kTile);
@@ -336,100 +347,77 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // Two warpgroups, each 64 rows of C by all 128 columns.
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
-  int64_t steps = ceilDiv(c.k, kWgStepK);
-  int64_t pairs = ceilDiv(steps, 2);
-  // This block's step pairs: all of them, or its split's range.
-  Value splitId, firstPair = kb.idx(0), lastPair = kb.idx(pairs);
+  // This block's super steps: all of them, or its split's range.
+  Value splitId, first = kb.idx(0), last = kb.idx(ceilDiv(c.k, kSuperStepK));
   if (split.splits > 1) {
     splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-    firstPair = kb.mul(splitId, split.stepsPerSplit);
-    lastPair = kb.min(kb.add(firstPair, split.stepsPerSplit), lastPair);
+    first = kb.mul(splitId, split.stepsPerSplit);
+    last = kb.min(kb.add(first, split.stepsPerSplit), last);
   }
-  // `previous`: the pair before's blocks, if loaded.
-  auto loadPair = [&](Value pair, ArrayRef<RowBlock> previous) {
-    return SmallVector<RowBlock>{
-        load(pair, 0, previous.empty() ? nullptr : &previous[0]),
-        load(pair, 1, previous.empty() ? nullptr : &previous[1])};
-  };
-  auto flatten = [](ArrayRef<RowBlock> slots) {
-    SmallVector<Value> values;
-    for (const RowBlock &slot : slots)
-      values.append({slot.codes, slot.scale});
+  auto flatten = [](const SuperStep &block) {
+    SmallVector<Value> values(block.codes.begin(), block.codes.end());
+    values.append(block.scales.begin(), block.scales.end());
     return values;
   };
   auto unflatten = [](ValueRange values) {
-    return SmallVector<RowBlock>{{values[0], values[1]},
-                                 {values[2], values[3]}};
-  };
-  // The first two step pairs of the current tile's origin.
-  auto loadFirstPairs = [&]() {
-    SmallVector<RowBlock> first = loadPair(firstPair, {});
-    SmallVector<Value> values = flatten(first);
-    values.append(flatten(loadPair(kb.add(firstPair, 1), first)));
-    return values;
+    SuperStep block;
+    block.codes.assign(values.begin(), values.begin() + kRowsPerThread);
+    block.scales.assign(values.begin() + kRowsPerThread, values.end());
+    return block;
   };
   // A block loops over tiles gemmBlocks apart; it loads the next tile's
-  // first two step pairs before writing this tile's C, so the loads fly
-  // while the epilogue stores.
+  // first super step before writing this tile's C, so the loads fly while
+  // the epilogue stores.
   Value firstTile = kb.blockId();
   setTile(firstTile);
-  auto tileLoop = scf::ForOp::create(b, loc, firstTile, kb.idx(gemmTiles(c)),
-                                     kb.idx(gemmBlocks(c)), loadFirstPairs());
+  auto tileLoop =
+      scf::ForOp::create(b, loc, firstTile, kb.idx(gemmTiles(c)),
+                         kb.idx(gemmBlocks(c)), flatten(load(first)));
   OpBuilder::InsertionGuard tileGuard(b);
   b.setInsertionPointToStart(tileLoop.getBody());
   Value tile = tileLoop.getInductionVar();
   setTile(tile);
-  SmallVector<RowBlock> first =
-      unflatten(tileLoop.getRegionIterArgs().take_front(4));
-  // Two stages, a step pair's first step in stage 0 and its second in
-  // stage 1: the MMAs of one stage run while the threads expand the next
-  // step into the other.
-  expand(first, firstPair, 0, 0);
+  SuperStep firstStep = unflatten(tileLoop.getRegionIterArgs());
+  toScalePairs(firstStep);
+  // Two stages: stage j of a super step (its words j) multiplies from
+  // buffer j % 2 while the threads expand the next words into the other.
+  expand(firstStep, 0, 0);
   fenceSharedForMma(kb);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
-  inits.append(tileLoop.getRegionIterArgs().begin(),
-               tileLoop.getRegionIterArgs().end());
-  auto loop = scf::ForOp::create(b, loc, firstPair, lastPair, kb.idx(1), inits);
+  inits.append(flatten(firstStep));
+  auto loop = scf::ForOp::create(b, loc, first, last, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value pair = loop.getInductionVar();
-    auto carried = loop.getRegionIterArgs();
-    SmallVector<RowBlock> current = unflatten(carried.slice(1, 4));
-    SmallVector<RowBlock> next = unflatten(carried.slice(5, 4));
-    Value acc = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0), kTile,
-                                   kb.idx(0), carried[0]);
-    expand(current, pair, 1, 1);
-    fenceSharedForMma(kb);
-    waitWarpgroupMmas(kb);
-    gpu::BarrierOp::create(b, loc);
-    // An odd number of K steps leaves the last pair's second step empty.
-    Value second = kb.lt(kb.add(kb.mul(pair, 2), 1), steps);
-    auto ifOp = scf::IfOp::create(b, loc, acc.getType(), second,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inIf(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b, loc,
-                           issueWarpgroupMmas(kb, aTile, wgRow, bTile,
-                                              kb.idx(0), kTile, kb.idx(1),
-                                              acc));
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, acc);
+    Value s = loop.getInductionVar();
+    Value accumulators = loop.getRegionIterArgs()[0];
+    SuperStep current = unflatten(loop.getRegionIterArgs().drop_front());
+    // The next super step's loads go out in two halves, after stages 0 and
+    // 1, as the current one's words die: registers bound two blocks an SM.
+    SuperStep next;
+    for (int64_t j = 0; j < 4; ++j) {
+      accumulators = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0),
+                                        kTile, kb.idx(j % 2), accumulators);
+      if (j < 2)
+        load(kb.add(s, 1), 2 * j, 2, next);
+      if (j < 3) {
+        expand(current, j + 1, (j + 1) % 2);
+      } else {
+        // The last super step expands past its range: harmless.
+        toScalePairs(next);
+        expand(next, 0, 0);
+      }
+      fenceSharedForMma(kb);
+      waitWarpgroupMmas(kb);
+      gpu::BarrierOp::create(b, loc);
     }
-    // The last pair expands past the end into the idle stage: harmless.
-    expand(next, kb.add(pair, 1), 0, 0);
-    fenceSharedForMma(kb);
-    SmallVector<Value> yields = {ifOp.getResult(0)};
+    SmallVector<Value> yields = {accumulators};
     yields.append(flatten(next));
-    yields.append(flatten(loadPair(kb.add(pair, 2), next)));
-    waitWarpgroupMmas(kb);
-    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yields);
   }
   setTile(kb.add(tile, gemmBlocks(c)));
-  SmallVector<Value> nextTile = loadFirstPairs();
+  SmallVector<Value> nextTile = flatten(load(first));
   setTile(tile);
   epilogue(acc, out, splitId, loop.getResult(0), kb.add(m0, wgRow), n0);
   scf::YieldOp::create(b, loc, nextTile);
@@ -459,6 +447,11 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
       workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16)};
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kBlockThreads);
+  // Two blocks an SM: ptxas keeps to 128 registers a thread.
+  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                b.getDenseI32ArrayAttr({kBlockThreads, 1, 1}));
+  func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                b.getI32IntegerAttr(kResidentBlocks / kMultiprocessors));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);

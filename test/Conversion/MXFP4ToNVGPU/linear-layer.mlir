@@ -33,17 +33,26 @@
 // CHECK: vector.reduction <maxsi>
 // CHECK-NOT: scf.if
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4096xi8, #gpu.address_space<global>>, vector<16xi8>
-// The GEMM: the codes expanded arithmetically (prmt, shifts, two bf16x2
+// The GEMM, two blocks an SM (ptxas keeps to 128 registers): each thread
+// loads four rows' codes of one K step of a super step (four K steps; a
+// row's four lanes read its 64 contiguous bytes) and the rows' words of
+// four scales, then expands them a word at a time (prmt, shifts, two bf16x2
 // multiplies: by 2^126, then by the scale) into two core-matrix stages of
-// A and B, multiplied by wgmma in a loop over K step pairs that carries
-// the next pair's loads.
+// A and B. wgmma multiplies one stage while the threads expand the next,
+// four stages a super step; the next super step's rows are loaded in two
+// halves during the first two.
 // CHECK: gpu.func @gemm_128x64x128_f32
 // CHECK-SAME: workgroup(%{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>)
-// The scales are read a word (four K steps) at a time.
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK: %[[ASCALES:.*]] = memref.view %{{.*}} : memref<512xi8, #gpu.address_space<global>> to memref<128xi32, #gpu.address_space<global>>
-// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<2048xi32, #gpu.address_space<global>>, vector<4xi32>
+// CHECK: scf.if
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<64xi32, #gpu.address_space<global>>
+// CHECK: } else {
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<2048xi32, #gpu.address_space<global>>, vector<4xi32>
 // CHECK: memref.load %[[ASCALES]][%{{.*}}] : memref<128xi32, #gpu.address_space<global>>
+// CHECK: scf.for
 // CHECK: %[[SCALE:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
+// CHECK-COUNT-3: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK: %[[TWO126:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK: nvvm.prmt <default> %c17408_i32, %{{.*}}, %{{.*}} : i32
 // CHECK: %[[PAIR:.*]] = arith.mulf %{{.*}}, %[[TWO126]] : vector<2xbf16>
@@ -52,11 +61,19 @@
 // CHECK: gpu.barrier
 // CHECK: scf.for
 // CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK: scf.if %{{.*}} -> (vector<4xi32>, i32, vector<4xi32>, i32)
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.barrier
-// CHECK: scf.if
 // CHECK-COUNT-2: nvvm.wgmma.mma_async
-// CHECK: scf.yield
+// CHECK: scf.if %{{.*}} -> (vector<4xi32>, i32, vector<4xi32>, i32)
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
 func.func @fprop(%x: tensor<128x128xf32>, %w: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<128x128xf4E2M1FN>) {
   %hx = mxfp4.hadamard %x axis = 1 size = 16 : tensor<128x128xf32>
   %xv, %xs = mxfp4.quantize %hx axis = 1 : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>

@@ -1,7 +1,8 @@
 // RUN: mxfp4-opt %s --split-input-file --convert-mxfp4-to-nvgpu | FileCheck %s
 
 // A weight gradient (16 tiles of C, K = 32768 tokens): too few tiles for
-// the H200's 132 SMs, so K is split 16 ways (32 K steps each) along grid z.
+// the H200's 132 SMs, so K is split 16 ways (64 K steps, 16 super steps of
+// four, each) along grid z.
 // The splits' f32 partial products go to a workspace [16][512][512], and a
 // second launch adds them in split order, then the accumulator (bf16,
 // widened), and rounds to bf16.
@@ -21,13 +22,13 @@
 // CHECK: %[[BLOCKS:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_16x512x512_bf16_accbf16 blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[WS_G2]] : memref<4194304xf32, #gpu.address_space<global>>, %[[ACC_G]] : memref<262144xbf16, #gpu.address_space<global>>, %[[C_G]] : memref<262144xbf16, #gpu.address_space<global>>)
 // CHECK: return %[[C]]
-// The GEMM: split z sums K steps [32 z, 32 z + 32) and stores its f32
+// The GEMM: split z sums super steps [16 z, 16 z + 16) and stores its f32
 // partial tile at z * 512 * 512 in the workspace.
 // CHECK: gpu.func @gemm_512x512x32768_split16(%{{.*}}, %[[OUT:[^:]*]]: memref<4194304xf32, #gpu.address_space<global>>)
 // CHECK: %[[SPLIT:.*]] = gpu.block_id  z
-// CHECK: %[[FIRST:.*]] = arith.muli %[[SPLIT]], %c32
-// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c32
-// CHECK: %[[LAST:.*]] = arith.minui %[[END]], %c512
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SPLIT]], %c16
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c16
+// CHECK: %[[LAST:.*]] = arith.minui %[[END]], %c256
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[LAST]]
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: scf.yield
@@ -53,14 +54,14 @@ func.func @wgrad(%a: tensor<512x32768xf4E2M1FN>, %sa: tensor<512x1024xf8E8M0FNU>
 
 // -----
 
-// 44 tiles: 6 splits fill the 264 block slots (two blocks an SM); 86 K steps
-// a split, the last one 82.
+// 44 tiles: 6 splits fill the 264 block slots (two blocks an SM); 43 super
+// steps (172 K steps) a split, the last one 41.
 // CHECK-LABEL: func.func @wgrad_ragged_splits(
 // CHECK: memref.alloc() : memref<4325376xf32>
 // CHECK: gpu.launch_func @mxfp4_kernels::@gemm_1408x512x32768_split6
 // CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_6x1408x512_f32
 // CHECK: gpu.func @gemm_1408x512x32768_split6
-// CHECK: arith.muli %{{.*}}, %c86
+// CHECK: arith.muli %{{.*}}, %c43
 // CHECK: arith.minui
 func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408x1024xf8E8M0FNU>, %b: tensor<512x32768xf4E2M1FN>, %sb: tensor<512x1024xf8E8M0FNU>) -> tensor<1408x512xf32> {
   %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<1408x32768xf4E2M1FN>, tensor<1408x1024xf8E8M0FNU>, tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU> -> tensor<1408x512xf32>
@@ -71,9 +72,9 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 
 // Fprop of the same layer (1024 tiles): one launch that sums all of K in
 // order, as the CPU does (no workspace, no second launch). Two blocks an
-// SM (264) loop over the tiles, carrying the next tile's first two K step
-// pairs (four row blocks: codes and a word of four steps' scales) into each
-// tile's loop over K.
+// SM (264) loop over the tiles, carrying the next tile's first super step
+// (four rows' codes, then their words of four steps' scales) into each
+// tile's loop over K's four super steps.
 // CHECK-LABEL: func.func @fprop(
 // CHECK-NOT: memref<{{[0-9]+}}xf32>
 // CHECK: %[[BLOCKS:.*]] = arith.constant 264 : index
@@ -82,8 +83,8 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 // CHECK: gpu.func @gemm_32768x512x512_bf16
 // CHECK-NOT: gpu.block_id  z
 // CHECK: %[[X:.*]] = gpu.block_id  x
-// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c264 iter_args({{.*}}) -> (vector<4xi32>, i32, vector<4xi32>, i32, vector<4xi32>, i32, vector<4xi32>, i32)
-// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c8
+// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c264 iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, i32, i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c4
 // CHECK-NOT: add_splits
 func.func @fprop(%a: tensor<32768x512xf4E2M1FN>, %sa: tensor<32768x16xf8E8M0FNU>, %b: tensor<512x512xf4E2M1FN>, %sb: tensor<512x16xf8E8M0FNU>) -> tensor<32768x512xbf16> {
   %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<32768x512xf4E2M1FN>, tensor<32768x16xf8E8M0FNU>, tensor<512x512xf4E2M1FN>, tensor<512x16xf8E8M0FNU> -> tensor<32768x512xbf16>
