@@ -278,8 +278,12 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
     size *= gemmSplit(c).splits;
     slice = kb.mul(split, c.m * c.n);
   }
-  // Adjacent columns are stored as pairs when a row has an even length.
+  // Adjacent columns are stored as pairs when a row has an even length; a
+  // pair starts at an even element, so it is one aligned access, not two.
   bool pairs = c.n % 2 == 0;
+  auto pairAlignment = [&](Type t) -> unsigned {
+    return pairs ? 2 * t.getIntOrFloatBitWidth() / 8 : 0;
+  };
   forEachWarpgroupAccumulatorPair(
       kb, accumulators, kTile, rowBase, colBase,
       [&](Value row, Value col, Value pair) {
@@ -292,14 +296,16 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
           Value value =
               pairs ? pair : vector::ExtractOp::create(b, loc, pair, e);
           if (acc) {
-            Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n);
+            Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n,
+                                  pairAlignment(c.accType));
             if (!c.accType.isF32())
               prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
             value = arith::AddFOp::create(b, loc, prior, value);
           }
           if (!outType.isF32())
             value = arith::TruncFOp::create(b, loc, shaped(outType), value);
-          kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size);
+          kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size,
+                   pairAlignment(outType));
         }
       });
 }

@@ -74,6 +74,8 @@
 // CHECK-NOT: vector.load
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
+// C's adjacent columns as one aligned 8-byte store each (not two).
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<global>>, vector<2xf32>
 func.func @fprop(%x: tensor<128x128xf32>, %w: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<128x128xf4E2M1FN>) {
   %hx = mxfp4.hadamard %x axis = 1 size = 16 : tensor<128x128xf32>
   %xv, %xs = mxfp4.quantize %hx axis = 1 : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>

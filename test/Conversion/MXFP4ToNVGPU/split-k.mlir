@@ -34,7 +34,7 @@
 // CHECK: scf.yield
 // CHECK: %[[SLICE:.*]] = arith.muli %[[SPLIT]], %c262144
 // CHECK: %[[AT:.*]] = arith.addi %[[SLICE]], %{{.*}}
-// CHECK: vector.store %{{.*}}, %[[OUT]][%[[AT]]] : memref<4194304xf32, #gpu.address_space<global>>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %[[OUT]][%[[AT]]] {alignment = 8 : i64} : memref<4194304xf32, #gpu.address_space<global>>, vector<2xf32>
 // The ordered add: four elements a thread, the 16 splits, the accumulator,
 // the rounding to bf16.
 // CHECK: gpu.func @add_splits_16x512x512_bf16_accbf16(%[[W:[^:]*]]: memref<4194304xf32, #gpu.address_space<global>>, %[[P:[^:]*]]: memref<262144xbf16, #gpu.address_space<global>>, %[[R:[^:]*]]: memref<262144xbf16, #gpu.address_space<global>>)
