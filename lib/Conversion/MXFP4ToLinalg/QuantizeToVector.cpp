@@ -35,6 +35,53 @@ namespace num = mlir::mxfp4::numerics;
 
 namespace {
 
+/// `v` (vector<L x T>, T a float type of at most 32 bits) as f32 with its
+/// even elements first, then its odd ones (evenOddLanes). bf16 takes a
+/// shift and a mask of each element pair: no permutation.
+Value toEvenOdd(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<VectorType>(v.getType());
+  int64_t n = type.getDimSize(0);
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  if (type.getElementType().isBF16()) {
+    auto halfType = VectorType::get({n / 2}, i32);
+    Value pairs = vector::BitCastOp::create(b, loc, halfType, v);
+    Value even = arith::ShLIOp::create(b, loc, pairs,
+                                       num::constant(b, loc, halfType, 16));
+    Value odd = arith::AndIOp::create(
+        b, loc, pairs,
+        num::constant(b, loc, halfType, static_cast<int64_t>(0xFFFF0000)));
+    auto halfF32 = VectorType::get({n / 2}, f32);
+    return vector::ShuffleOp::create(
+        b, loc, vector::BitCastOp::create(b, loc, halfF32, even),
+        vector::BitCastOp::create(b, loc, halfF32, odd),
+        llvm::to_vector(llvm::seq<int64_t>(0, n)));
+  }
+  if (!type.getElementType().isF32())
+    v = arith::ExtFOp::create(b, loc, VectorType::get({n}, f32), v);
+  return vector::ShuffleOp::create(b, loc, v, v, evenOddLanes(n));
+}
+
+/// The codes of a block in even-odd lane order (vector<32xi32>, each < 16)
+/// as bytes in element order: each even code and its odd neighbour form one
+/// 16-bit word.
+Value interleaveEvenOdd(OpBuilder &b, Location loc, Value codes) {
+  int64_t n = cast<VectorType>(codes.getType()).getDimSize(0);
+  auto half = [&](int64_t offset) {
+    return vector::ExtractStridedSliceOp::create(
+        b, loc, codes, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{n / 2},
+        ArrayRef<int64_t>{1});
+  };
+  auto halfType = VectorType::get({n / 2}, b.getI32Type());
+  Value words = arith::OrIOp::create(
+      b, loc, half(0),
+      arith::ShLIOp::create(b, loc, half(n / 2),
+                            num::constant(b, loc, halfType, 8)));
+  Value shorts = arith::TruncIOp::create(
+      b, loc, VectorType::get({n / 2}, b.getI16Type()), words);
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({n}, b.getI8Type()), shorts);
+}
+
 /// The rotation a quantize absorbs from its producer.
 struct AbsorbedRotation {
   int64_t size = 0;
@@ -55,11 +102,14 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     Type i8 = b.getI8Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
     Value input = adaptor.getInput();
 
-    // Absorb a rotation along the same axis: read its input instead.
+    // Absorb a rotation along the same axis: read its input instead. It runs
+    // on the tile's even elements, then its odd ones (evenOddLanes).
     AbsorbedRotation rotation;
+    SmallVector<int64_t> lanes;
     if (auto hadamard = op.getInput().getDefiningOp<HadamardOp>();
         hadamard && static_cast<int64_t>(hadamard.getAxis()) == axis) {
       rotation.size = hadamard.getSize();
+      lanes = evenOddLanes(std::max<int64_t>(kBlockSize, rotation.size));
       rotation.inverse = hadamard.getInverse();
       rotation.roundToBF16 = !hadamard.getType().getElementType().isF32();
       input = rewriter.getRemappedValue(hadamard.getInput());
@@ -67,10 +117,9 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
         Value step = hadamard.getStep()
                          ? rewriter.getRemappedValue(hadamard.getStep())
                          : Value();
-        int64_t lanes = std::max<int64_t>(kBlockSize, rotation.size);
         rotation.signs = buildRotationSigns(
-            b, loc, rotation.size, lanes,
-            rewriter.getRemappedValue(hadamard.getSeed()), step);
+            b, loc, rotation.size, lanes.size(),
+            rewriter.getRemappedValue(hadamard.getSeed()), step, lanes);
       }
     }
     int64_t tile = std::max<int64_t>(kBlockSize, rotation.size);
@@ -120,12 +169,14 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           Value v = vector::TransferReadOp::create(
               nb, nl, VectorType::get({tile}, element), input, ivs, padding,
               alongAxis, inBounds);
-          auto vecF32 = VectorType::get({tile}, f32);
-          if (!element.isF32())
-            v = arith::ExtFOp::create(nb, nl, vecF32, v);
           if (rotation.size) {
+            v = toEvenOdd(nb, nl, v);
             v = rotateTiles(nb, nl, v, rotation.size, rotation.signs,
-                            rotation.inverse);
+                            rotation.inverse, lanes);
+          } else if (!element.isF32()) {
+            v = arith::ExtFOp::create(nb, nl, VectorType::get({tile}, f32), v);
+          }
+          if (rotation.size) {
             // The hadamard's result is bf16: round as it would. A NaN may
             // become an infinity here, which quantizes the same (a NaN block).
             if (rotation.roundToBF16)
@@ -134,10 +185,19 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           Value codes = iterArgs[0], scales = iterArgs[1];
           for (int64_t blk = 0; blk < tile / kBlockSize; ++blk) {
             Value block = v;
-            if (tile != kBlockSize)
+            if (tile != kBlockSize && !rotation.size) {
               block = vector::ExtractStridedSliceOp::create(
                   nb, nl, v, ArrayRef<int64_t>{blk * kBlockSize},
                   ArrayRef<int64_t>{kBlockSize}, ArrayRef<int64_t>{1});
+            } else if (tile != kBlockSize) {
+              // The block's even elements, then its odd ones.
+              SmallVector<int64_t> picked;
+              for (int64_t parity = 0; parity < 2; ++parity)
+                for (int64_t i = 0; i < kBlockSize / 2; ++i)
+                  picked.push_back(parity * tile / 2 + blk * kBlockSize / 2 +
+                                   i);
+              block = vector::ShuffleOp::create(nb, nl, v, v, picked);
+            }
             SmallVector<Value> index(ivs);
             index[axis] = arith::AddIOp::create(
                 nb, nl, ivs[axis],
@@ -152,11 +212,13 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                         arith::IndexCastOp::create(nb, nl, i64, index[d]),
                         strides[d]));
               auto vecI64 = VectorType::get({kBlockSize}, i64);
-              SmallVector<int64_t> lanes(kBlockSize);
-              for (int64_t i = 0; i < kBlockSize; ++i)
-                lanes[i] = i;
+              // Each lane's element in the block.
+              SmallVector<int64_t> elements =
+                  rotation.size ? evenOddLanes(kBlockSize)
+                                : llvm::to_vector(llvm::seq<int64_t>(
+                                      0, kBlockSize));
               Value iota = arith::ConstantOp::create(
-                  nb, nl, DenseElementsAttr::get(vecI64, ArrayRef(lanes)));
+                  nb, nl, DenseElementsAttr::get(vecI64, ArrayRef(elements)));
               Value linear = arith::AddIOp::create(
                   nb, nl, vector::BroadcastOp::create(nb, nl, vecI64, base),
                   arith::MulIOp::create(
@@ -167,8 +229,12 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
             };
             auto [code, byte32] = num::quantizeBlock(
                 nb, nl, block, rule, stochastic ? randomWords() : Value());
-            Value blockCodes = arith::TruncIOp::create(
-                nb, nl, VectorType::get({kBlockSize}, i8), code);
+            Value blockCodes =
+                rotation.size
+                    ? interleaveEvenOdd(nb, nl, code)
+                    : arith::TruncIOp::create(
+                          nb, nl, VectorType::get({kBlockSize}, i8), code)
+                          .getResult();
             Value byte = arith::TruncIOp::create(nb, nl, i8, byte32);
             codes = vector::TransferWriteOp::create(nb, nl, blockCodes, codes,
                                                     index, alongAxis, inBounds)

@@ -23,8 +23,17 @@ static float normalization(int64_t n) {
   return static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
 }
 
+SmallVector<int64_t> mxfp4::evenOddLanes(int64_t lanes) {
+  SmallVector<int64_t> elements;
+  for (int64_t parity = 0; parity < 2; ++parity)
+    for (int64_t i = parity; i < lanes; i += 2)
+      elements.push_back(i);
+  return elements;
+}
+
 Value mxfp4::buildRotationSigns(OpBuilder &b, Location loc, int64_t n,
-                                int64_t lanes, Value seed, Value step) {
+                                int64_t lanes, Value seed, Value step,
+                                ArrayRef<int64_t> laneElements) {
   Type i32 = b.getI32Type();
   Value all = num::constant(b, loc, i32, 0xFFFFFFFF);
   Value t = step ? step : num::constant(b, loc, b.getI64Type(), 0);
@@ -36,7 +45,7 @@ Value mxfp4::buildRotationSigns(OpBuilder &b, Location loc, int64_t n,
   SmallVector<Value> perLane;
   SmallVector<int32_t> shifts;
   for (int64_t lane = 0; lane < lanes; ++lane) {
-    int64_t j = lane % n;
+    int64_t j = (laneElements.empty() ? lane : laneElements[lane]) % n;
     perLane.push_back(words[j / 32]);
     shifts.push_back(j % 32);
   }
@@ -55,13 +64,20 @@ Value mxfp4::buildRotationSigns(OpBuilder &b, Location loc, int64_t n,
 }
 
 Value mxfp4::rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n,
-                         Value signs, bool inverse) {
+                         Value signs, bool inverse,
+                         ArrayRef<int64_t> laneElements) {
   int64_t lanes = cast<VectorType>(v.getType()).getDimSize(0);
+  SmallVector<int64_t> elementOf(lanes), laneOf(lanes);
+  for (int64_t i = 0; i < lanes; ++i) {
+    elementOf[i] = laneElements.empty() ? i : laneElements[i];
+    laneOf[elementOf[i]] = i;
+  }
   if (signs && !inverse)
     v = arith::MulFOp::create(b, loc, v, signs);
-  // Stage h pairs lane i with lane i ^ h inside aligned groups of 2h <= n, so
-  // running the stages below n over the whole vector rotates each tile. The
-  // lower lane gets v[i] + v[i+h] and the upper one v[i-h] - v[i], written as
+  // Stage h pairs element i with element i ^ h inside aligned groups of
+  // 2h <= n, so running the stages below n over the whole vector rotates
+  // each tile. The lower element gets v[i] + v[i+h] and the upper one
+  // v[i-h] - v[i], written as
   // fma(v[i], +-1, v[i^h]): the product is exact, so the fused operation
   // rounds once like the reference's add or subtract and gives the same bits,
   // with one permutation per stage.
@@ -69,8 +85,8 @@ Value mxfp4::rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n,
     SmallVector<int64_t> partner;
     SmallVector<float> sign;
     for (int64_t i = 0; i < lanes; ++i) {
-      partner.push_back(i ^ h);
-      sign.push_back((i & h) ? -1.0f : 1.0f);
+      partner.push_back(laneOf[elementOf[i] ^ h]);
+      sign.push_back((elementOf[i] & h) ? -1.0f : 1.0f);
     }
     Value swapped = vector::ShuffleOp::create(b, loc, v, v, partner);
     Value signs = arith::ConstantOp::create(

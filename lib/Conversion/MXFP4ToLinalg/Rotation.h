@@ -17,17 +17,26 @@
 
 namespace mlir::mxfp4 {
 
+/// The lane order in which the CPU rotates: a vector's even elements, then
+/// its odd ones (lane l holds element evenOddLanes(L)[l]). The first
+/// butterfly stage then pairs the two halves lane by lane, with no
+/// permutation, and a bf16 vector widens to it with a shift and a mask.
+SmallVector<int64_t> evenOddLanes(int64_t lanes);
+
 /// The +-1.0 signs of a random rotation of tile size `n` (docs/Semantics.md
-/// section 5), repeated over a vector<lanes x f32> (`lanes` a multiple of n).
+/// section 5), repeated over a vector<lanes x f32> (`lanes` a multiple of n)
+/// whose lane l holds element `laneElements[l]` (element l if empty).
 /// `step` is null for random_fixed.
 Value buildRotationSigns(OpBuilder &b, Location loc, int64_t n, int64_t lanes,
-                         Value seed, Value step);
+                         Value seed, Value step,
+                         ArrayRef<int64_t> laneElements = {});
 
 /// Rotates every aligned n-element tile of `v` (vector<L x f32>, L a multiple
-/// of n) in the butterfly order of docs/Semantics.md section 4. `signs` is
-/// null for a deterministic rotation.
+/// of n, lane l holding element `laneElements[l]`, element l if empty) in the
+/// butterfly order of docs/Semantics.md section 4. `signs` is null for a
+/// deterministic rotation.
 Value rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n, Value signs,
-                  bool inverse);
+                  bool inverse, ArrayRef<int64_t> laneElements = {});
 
 } // namespace mlir::mxfp4
 
