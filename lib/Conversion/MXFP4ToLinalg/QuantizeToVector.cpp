@@ -35,30 +35,23 @@ namespace num = mlir::mxfp4::numerics;
 
 namespace {
 
-/// `v` (vector<L x T>, T a float type of at most 32 bits) as f32 with its
-/// even elements first, then its odd ones (evenOddLanes). bf16 takes a
-/// shift and a mask of each element pair: no permutation.
+/// `v` (vector<L x bf16>) as f32 with its even elements first, then its odd
+/// ones (evenOddLanes): a shift and a mask of each element pair, no
+/// permutation.
 Value toEvenOdd(OpBuilder &b, Location loc, Value v) {
-  auto type = cast<VectorType>(v.getType());
-  int64_t n = type.getDimSize(0);
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  if (type.getElementType().isBF16()) {
-    auto halfType = VectorType::get({n / 2}, i32);
-    Value pairs = vector::BitCastOp::create(b, loc, halfType, v);
-    Value even = arith::ShLIOp::create(b, loc, pairs,
-                                       num::constant(b, loc, halfType, 16));
-    Value odd = arith::AndIOp::create(
-        b, loc, pairs,
-        num::constant(b, loc, halfType, static_cast<int64_t>(0xFFFF0000)));
-    auto halfF32 = VectorType::get({n / 2}, f32);
-    return vector::ShuffleOp::create(
-        b, loc, vector::BitCastOp::create(b, loc, halfF32, even),
-        vector::BitCastOp::create(b, loc, halfF32, odd),
-        llvm::to_vector(llvm::seq<int64_t>(0, n)));
-  }
-  if (!type.getElementType().isF32())
-    v = arith::ExtFOp::create(b, loc, VectorType::get({n}, f32), v);
-  return vector::ShuffleOp::create(b, loc, v, v, evenOddLanes(n));
+  int64_t n = cast<VectorType>(v.getType()).getDimSize(0);
+  auto halfType = VectorType::get({n / 2}, b.getI32Type());
+  auto halfF32 = VectorType::get({n / 2}, b.getF32Type());
+  Value pairs = vector::BitCastOp::create(b, loc, halfType, v);
+  Value even =
+      arith::ShLIOp::create(b, loc, pairs, num::constant(b, loc, halfType, 16));
+  Value odd = arith::AndIOp::create(
+      b, loc, pairs,
+      num::constant(b, loc, halfType, static_cast<int64_t>(0xFFFF0000)));
+  return vector::ShuffleOp::create(
+      b, loc, vector::BitCastOp::create(b, loc, halfF32, even),
+      vector::BitCastOp::create(b, loc, halfF32, odd),
+      llvm::to_vector(llvm::seq<int64_t>(0, n)));
 }
 
 /// The codes of a block in even-odd lane order (vector<32xi32>, each < 16)
@@ -78,8 +71,8 @@ Value interleaveEvenOdd(OpBuilder &b, Location loc, Value codes) {
                             num::constant(b, loc, halfType, 8)));
   Value shorts = arith::TruncIOp::create(
       b, loc, VectorType::get({n / 2}, b.getI16Type()), words);
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({n}, b.getI8Type()), shorts);
+  return vector::BitCastOp::create(b, loc, VectorType::get({n}, b.getI8Type()),
+                                   shorts);
 }
 
 /// The rotation a quantize absorbs from its producer.
@@ -102,23 +95,26 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     Type i8 = b.getI8Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
     Value input = adaptor.getInput();
 
-    // Absorb a rotation along the same axis: read its input instead. It runs
-    // on the tile's even elements, then its odd ones (evenOddLanes).
+    // Absorb a rotation along the same axis: read its input instead. On a
+    // bf16 input it runs on the tile's even elements, then its odd ones
+    // (evenOddLanes): the widening then needs no permutation. An f32 input
+    // keeps element order, where the split would cost what it saves.
     AbsorbedRotation rotation;
     SmallVector<int64_t> lanes;
     if (auto hadamard = op.getInput().getDefiningOp<HadamardOp>();
         hadamard && static_cast<int64_t>(hadamard.getAxis()) == axis) {
       rotation.size = hadamard.getSize();
-      lanes = evenOddLanes(std::max<int64_t>(kBlockSize, rotation.size));
       rotation.inverse = hadamard.getInverse();
       rotation.roundToBF16 = !hadamard.getType().getElementType().isF32();
       input = rewriter.getRemappedValue(hadamard.getInput());
+      if (cast<RankedTensorType>(input.getType()).getElementType().isBF16())
+        lanes = evenOddLanes(std::max<int64_t>(kBlockSize, rotation.size));
       if (hadamard.getKind() != HadamardKind::deterministic) {
         Value step = hadamard.getStep()
                          ? rewriter.getRemappedValue(hadamard.getStep())
                          : Value();
         rotation.signs = buildRotationSigns(
-            b, loc, rotation.size, lanes.size(),
+            b, loc, rotation.size, std::max<int64_t>(kBlockSize, rotation.size),
             rewriter.getRemappedValue(hadamard.getSeed()), step, lanes);
       }
     }
@@ -152,8 +148,8 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     for (int64_t d = 0; d < rank; ++d) {
       lbs.push_back(zero);
       ubs.push_back(tensor::DimOp::create(b, loc, input, d));
-      steps.push_back(arith::ConstantIndexOp::create(b, loc,
-                                                     d == axis ? tile : 1));
+      steps.push_back(
+          arith::ConstantIndexOp::create(b, loc, d == axis ? tile : 1));
     }
     AffineMap alongAxis =
         AffineMap::get(rank, 0, b.getAffineDimExpr(axis), b.getContext());
@@ -169,14 +165,13 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           Value v = vector::TransferReadOp::create(
               nb, nl, VectorType::get({tile}, element), input, ivs, padding,
               alongAxis, inBounds);
-          if (rotation.size) {
+          if (!lanes.empty())
             v = toEvenOdd(nb, nl, v);
+          else if (!element.isF32())
+            v = arith::ExtFOp::create(nb, nl, VectorType::get({tile}, f32), v);
+          if (rotation.size) {
             v = rotateTiles(nb, nl, v, rotation.size, rotation.signs,
                             rotation.inverse, lanes);
-          } else if (!element.isF32()) {
-            v = arith::ExtFOp::create(nb, nl, VectorType::get({tile}, f32), v);
-          }
-          if (rotation.size) {
             // The hadamard's result is bf16: round as it would. A NaN may
             // become an infinity here, which quantizes the same (a NaN block).
             if (rotation.roundToBF16)
@@ -185,7 +180,7 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
           Value codes = iterArgs[0], scales = iterArgs[1];
           for (int64_t blk = 0; blk < tile / kBlockSize; ++blk) {
             Value block = v;
-            if (tile != kBlockSize && !rotation.size) {
+            if (tile != kBlockSize && lanes.empty()) {
               block = vector::ExtractStridedSliceOp::create(
                   nb, nl, v, ArrayRef<int64_t>{blk * kBlockSize},
                   ArrayRef<int64_t>{kBlockSize}, ArrayRef<int64_t>{1});
@@ -214,23 +209,23 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
               auto vecI64 = VectorType::get({kBlockSize}, i64);
               // Each lane's element in the block.
               SmallVector<int64_t> elements =
-                  rotation.size ? evenOddLanes(kBlockSize)
-                                : llvm::to_vector(llvm::seq<int64_t>(
-                                      0, kBlockSize));
+                  !lanes.empty()
+                      ? evenOddLanes(kBlockSize)
+                      : llvm::to_vector(llvm::seq<int64_t>(0, kBlockSize));
               Value iota = arith::ConstantOp::create(
                   nb, nl, DenseElementsAttr::get(vecI64, ArrayRef(elements)));
               Value linear = arith::AddIOp::create(
                   nb, nl, vector::BroadcastOp::create(nb, nl, vecI64, base),
-                  arith::MulIOp::create(
-                      nb, nl, iota,
-                      vector::BroadcastOp::create(nb, nl, vecI64,
-                                                  strides[axis])));
-              return num::stochasticRoundingWords(nb, nl, linear, seed, counter);
+                  arith::MulIOp::create(nb, nl, iota,
+                                        vector::BroadcastOp::create(
+                                            nb, nl, vecI64, strides[axis])));
+              return num::stochasticRoundingWords(nb, nl, linear, seed,
+                                                  counter);
             };
             auto [code, byte32] = num::quantizeBlock(
                 nb, nl, block, rule, stochastic ? randomWords() : Value());
             Value blockCodes =
-                rotation.size
+                !lanes.empty()
                     ? interleaveEvenOdd(nb, nl, code)
                     : arith::TruncIOp::create(
                           nb, nl, VectorType::get({kBlockSize}, i8), code)

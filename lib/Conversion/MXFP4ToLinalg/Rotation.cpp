@@ -54,8 +54,8 @@ Value mxfp4::buildRotationSigns(OpBuilder &b, Location loc, int64_t n,
       b, loc, packed,
       arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(vecI32, ArrayRef(shifts))));
-  Value bit = arith::AndIOp::create(b, loc, shifted,
-                                    num::constant(b, loc, vecI32, 1));
+  Value bit =
+      arith::AndIOp::create(b, loc, shifted, num::constant(b, loc, vecI32, 1));
   Value signBits = arith::OrIOp::create(
       b, loc,
       arith::ShLIOp::create(b, loc, bit, num::constant(b, loc, vecI32, 31)),
