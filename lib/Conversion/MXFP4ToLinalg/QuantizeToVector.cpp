@@ -101,24 +101,27 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
     // keeps element order, where the split would cost what it saves.
     AbsorbedRotation rotation;
     SmallVector<int64_t> lanes;
-    if (auto hadamard = op.getInput().getDefiningOp<HadamardOp>();
-        hadamard && static_cast<int64_t>(hadamard.getAxis()) == axis) {
+    auto hadamard = op.getInput().getDefiningOp<HadamardOp>();
+    if (hadamard && static_cast<int64_t>(hadamard.getAxis()) != axis)
+      hadamard = nullptr;
+    if (hadamard) {
       rotation.size = hadamard.getSize();
       rotation.inverse = hadamard.getInverse();
       rotation.roundToBF16 = !hadamard.getType().getElementType().isF32();
       input = rewriter.getRemappedValue(hadamard.getInput());
-      if (cast<RankedTensorType>(input.getType()).getElementType().isBF16())
-        lanes = evenOddLanes(std::max<int64_t>(kBlockSize, rotation.size));
-      if (hadamard.getKind() != HadamardKind::deterministic) {
-        Value step = hadamard.getStep()
-                         ? rewriter.getRemappedValue(hadamard.getStep())
-                         : Value();
-        rotation.signs = buildRotationSigns(
-            b, loc, rotation.size, std::max<int64_t>(kBlockSize, rotation.size),
-            rewriter.getRemappedValue(hadamard.getSeed()), step, lanes);
-      }
     }
     int64_t tile = std::max<int64_t>(kBlockSize, rotation.size);
+    if (hadamard &&
+        cast<RankedTensorType>(input.getType()).getElementType().isBF16())
+      lanes = evenOddLanes(tile);
+    if (hadamard && hadamard.getKind() != HadamardKind::deterministic) {
+      Value step = hadamard.getStep()
+                       ? rewriter.getRemappedValue(hadamard.getStep())
+                       : Value();
+      rotation.signs = buildRotationSigns(
+          b, loc, rotation.size, tile,
+          rewriter.getRemappedValue(hadamard.getSeed()), step, lanes);
+    }
     auto type = cast<RankedTensorType>(input.getType());
     Type element = type.getElementType();
     int64_t rank = type.getRank();
@@ -155,6 +158,11 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
         AffineMap::get(rank, 0, b.getAffineDimExpr(axis), b.getContext());
     bool inBounds[] = {true};
     ScaleRule rule = op.getScaleRule();
+
+    // Each lane's element in a block.
+    SmallVector<int64_t> blockElements =
+        lanes.empty() ? llvm::to_vector(llvm::seq<int64_t>(0, kBlockSize))
+                      : evenOddLanes(kBlockSize);
 
     scf::LoopNest nest = scf::buildLoopNest(
         b, loc, lbs, ubs, steps, ValueRange{codesInit, scalesInit},
@@ -207,13 +215,9 @@ struct QuantizeOpLowering : OpConversionPattern<QuantizeOp> {
                         arith::IndexCastOp::create(nb, nl, i64, index[d]),
                         strides[d]));
               auto vecI64 = VectorType::get({kBlockSize}, i64);
-              // Each lane's element in the block.
-              SmallVector<int64_t> elements =
-                  !lanes.empty()
-                      ? evenOddLanes(kBlockSize)
-                      : llvm::to_vector(llvm::seq<int64_t>(0, kBlockSize));
               Value iota = arith::ConstantOp::create(
-                  nb, nl, DenseElementsAttr::get(vecI64, ArrayRef(elements)));
+                  nb, nl,
+                  DenseElementsAttr::get(vecI64, ArrayRef(blockElements)));
               Value linear = arith::AddIOp::create(
                   nb, nl, vector::BroadcastOp::create(nb, nl, vecI64, base),
                   arith::MulIOp::create(nb, nl, iota,

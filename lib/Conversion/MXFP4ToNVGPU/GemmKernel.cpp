@@ -127,14 +127,14 @@ private:
   KernelBuilder kb;
   const GemmConfig &c;
   // Set by build: the operands as words, this thread's operand (i1, B), its
-  // lane's step in a super step (index; 8 * step as i32: its scale's bit
-  // offset in a word), its four rows, the block tile's origin and the
-  // shared tiles.
+  // lane's step in a super step (index; 8 * step: its chunk's K offset in a
+  // stage, and as i32 its scale's bit offset in a word), its four rows, the
+  // block tile's origin and the shared tiles.
   Value aValues, aScales, bValues, bScales;
   // Whether the scales are read a word (a super step) at a time. Needs rows
   // of whole words.
   bool wordScales = c.k / 32 % 4 == 0;
-  Value expandsB, laneStep, scaleShift, rows[kRowsPerThread], m0, n0;
+  Value expandsB, laneStep, scaleShift, chunkK, rows[kRowsPerThread], m0, n0;
   CoreMatrixTile aTile, bTile;
 };
 
@@ -166,8 +166,7 @@ void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
       // A row's four lanes read the same word: one access.
       results.push_back(
           wordScales
-              ? kb.load(i32, scales, valid,
-                        kb.add(kb.mul(r, kBlocks / 4), kb.div(step, 4)),
+              ? kb.load(i32, scales, valid, kb.add(kb.mul(r, kBlocks / 4), s),
                         extent * kBlocks / 4)
               : arith::ExtUIOp::create(b, loc, i32,
                                        kb.load(b.getI8Type(), scales, valid, at,
@@ -255,15 +254,13 @@ void GemmBuilder::expand(const SuperStep &block, int64_t j, int64_t stage) {
         vector::FromElementsOp::create(b, loc, VectorType::get({4}, i32Type),
                                        pairs)));
   }
-  // The lane's chunk of each row: K 8 * step .. 8 * step + 7 of the stage.
-  Value k = kb.mul(laneStep, 8);
   auto ifOp = scf::IfOp::create(b, loc, expandsB, /*withElseRegion=*/true);
   for (auto [block, tile] : {std::pair{ifOp.thenBlock(), &bTile},
                              std::pair{ifOp.elseBlock(), &aTile}}) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(block->getTerminator());
     for (auto [i, chunk] : llvm::enumerate(chunks))
-      storeRowChunk(kb, *tile, kb.idx(stage), rows[i], k, chunk);
+      storeRowChunk(kb, *tile, kb.idx(stage), rows[i], chunkK, chunk);
   }
 }
 
@@ -338,8 +335,9 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
                                    kb.idx(kTile));
   Value lane = kb.rem(tid, 32);
   laneStep = kb.rem(lane, 4);
-  scaleShift =
-      arith::IndexCastOp::create(b, loc, b.getI32Type(), kb.mul(laneStep, 8));
+  // The lane's chunk of each row in a stage: K 8 * step .. 8 * step + 7.
+  chunkK = kb.mul(laneStep, 8);
+  scaleShift = arith::IndexCastOp::create(b, loc, b.getI32Type(), chunkK);
   // Warp w of a warpgroup holds rows 32 w .. 32 w + 31, lane 4 g + step
   // rows 32 w + 8 i + g: each store of row i fills one 8-row group.
   Value warpRows = kb.mul(kb.div(kb.rem(tid, kTile), 32), 32);
