@@ -36,8 +36,9 @@
 // The GEMM, two blocks an SM (ptxas keeps to 128 registers): each thread
 // loads four rows' codes of one K step of a super step (four K steps; a
 // row's four lanes read its 64 contiguous bytes) and the rows' words of
-// four scales, then expands them a word at a time (prmt, shifts, two bf16x2
-// multiplies: by 2^126, then by the scale) into two core-matrix stages of
+// four scales, then expands them a word at a time (per code pair a mask, a
+// multiply that spreads both codes, a mask, two bf16x2 multiplies: by
+// 2^126, then by the scale) into two core-matrix stages of
 // A and B. wgmma multiplies one stage while the threads expand the next,
 // four stages a super step; the next super step's rows are loaded in two
 // halves during the first two.
@@ -54,7 +55,9 @@
 // CHECK: %[[SCALE:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK-COUNT-3: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
 // CHECK: %[[TWO126:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
-// CHECK: nvvm.prmt <default> %c17408_i32, %{{.*}}, %{{.*}} : i32
+// CHECK: %[[CODES:.*]] = arith.andi %{{.*}}, %c983055_i32 : i32
+// CHECK: %[[SPREAD:.*]] = arith.muli %[[CODES]], %c4160_i32 : i32
+// CHECK: arith.andi %[[SPREAD]], %c-2118090304_i32 : i32
 // CHECK: %[[PAIR:.*]] = arith.mulf %{{.*}}, %[[TWO126]] : vector<2xbf16>
 // CHECK: arith.mulf %[[PAIR]], %[[SCALE]] : vector<2xbf16>
 // CHECK: nvvm.fence.proxy
