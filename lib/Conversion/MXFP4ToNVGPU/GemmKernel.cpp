@@ -7,40 +7,44 @@
 //
 // C[M, N] (+)= A[M, K] * B[N, K]^T with FP4 values and canonical E8M0
 // scales in memory. sm_90 has no FP4 tensor cores, so each K step of 32 (one
-// scale block) expands the tiles to bf16 in shared memory, in wgmma's
-// core-matrix layout (WarpgroupMma.h), and two warpgroups multiply a
-// 128 x 128 block tile with `wgmma.mma_async` into f32 accumulators.
+// scale block) expands the tiles to bf16 and two warpgroups multiply a
+// 128 x 128 block tile with `wgmma.mma_async` into f32 accumulators: A's
+// rows go straight into each warpgroup's A fragments (registers), B's into
+// shared memory in wgmma's core-matrix layout (WarpgroupMma.h). A from
+// registers saves its shared-memory stores and the MMAs' reads of it: the
+// shared-memory traffic of a K step falls from 44 to 28 KiB.
 //
 // The expansion is exact: an FP4 value times its power-of-two scale has at
 // most two significant bits and lies in bf16's range exactly when it lies
 // in f32's (byte 0 gives the bf16 subnormal 2^-127; 6 * 2^127 overflows in
-// both). It is arithmetic, not a table lookup: shared memory and L1 are
-// what bound this kernel (the MMAs' operand reads, the expanded tiles'
-// stores, the loads), and a lookup a value pair would add to them. Code bits
-// s e1 e0 m moved to bf16 bits 15 and 8..6 are the FP4 value times 2^-126
-// (e1 e0 = 0 gives bf16's subnormals 0 and 2^-127); `mul.bf16x2` by 2^126,
-// then by the scale, gives the value (byte 255 makes the block NaN). A pair
-// holds codes q and q + 4 of a word, 16 bits apart, so one multiply moves
-// both (a chunk's K order is 0 4 1 5 2 6 3 7 in A and B alike); the integer
-// pipe, at half the FMA pipe's rate, takes only the masks and a rotate.
+// both). It is arithmetic, not a table lookup, which would add to the
+// shared-memory traffic. Code bits s e1 e0 m moved to bf16 bits 15 and
+// 8..6 are the FP4 value times 2^-126 (e1 e0 = 0 gives bf16's subnormals 0
+// and 2^-127); `mul.bf16x2` by 2^126, then by the scale, gives the value
+// (byte 255 makes the block NaN). A pair holds codes q and q + 4 of a word,
+// 16 bits apart, so one multiply moves both; the integer pipe, at half the
+// issue rate like the FMA pipe's multiplies, takes only the masks and a
+// rotate.
 //
-// Warpgroup 0 expands A's 128 rows and warpgroup 1 B's. The main loop's
-// unit is a super step of four K steps: lane 4g + j of warp w loads the
-// 16 bytes of codes of step j of rows 32w + g + 8i (i < 4), so a row's four
-// lanes read its 64 contiguous bytes and a warp's load touches 8 rows, not
-// the 16 that reading a K step at a time takes (L1, busy with the MMAs'
-// and the expansion's shared-memory traffic, serves half the wavefronts).
-// Stage i of a super step then holds word i of every step: lane 4g + j
-// writes its rows' word i, expanded, as the core-matrix chunk at K 8j of
-// the stage (each store one 8-row group). A and B take the same order, so
-// the product is the same sum over K; the scales were applied in the
-// expansion. Where rows of scales are whole words, a row's lanes read the
-// super step's four scales as one word. The next super step's loads go
-// out during the first two stages. Ragged M and N are guarded; K is a
-// multiple of 32 (a partial last super step expands zeros).
+// Lane 4g + t of warp w holds rows r0 = 16w + g and r0 + 8 of A and of B
+// (wgmma's A fragment rows for warp w % 4 of warpgroup w / 4). The main
+// loop's unit is a super step of four K steps: the lane loads block t of
+// the super step (16 bytes) of each of its four rows, so a row's four lanes
+// read its 64 contiguous bytes. Stage j multiplies words j of every block:
+// a k16 slice's K 2t, 2t + 1 (and 2t + 8, 2t + 9) are, in A's fragment,
+// lane t's pairs, so the lane expands word j of its A rows into the
+// registers of the stage's two slices, and stores word j of its B rows'
+// pairs at the same K of the B tile (each warp store one core matrix).
+// Within a slice the K order is then a permutation of the four blocks'
+// words, the same in A and B, so the product is the same sum over K; the
+// scales were applied in the expansion. Where rows of scales are whole
+// words, a row's lanes read the super step's four scales as one word. The
+// next super step's loads go out during the first two stages. Ragged M and
+// N are guarded; K is a multiple of 32 (a partial last super step expands
+// zeros).
 //
 // The tensor cores add each k16 slice's products to the f32 accumulators;
-// a slice holds words of two K steps, so the order differs from the CPU's
+// a slice holds words of four K steps, so the order differs from the CPU's
 // block by block sum wherever a rounding falls inside a slice.
 //
 // Weight gradients (a small C, K = tokens) have too few tiles to fill the
@@ -74,7 +78,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The main loop's unit: four K steps, one 16-byte load per row and lane.
 static constexpr int64_t kSuperStepK = 4 * kWgStepK;
-/// The rows a thread loads and expands: a warpgroup's 128, four lanes each.
+/// The rows a thread loads and expands: two of A, then the same two of B.
 static constexpr int64_t kRowsPerThread = 4;
 
 int64_t sm90::gemmTiles(const GemmConfig &c) {
@@ -92,10 +96,11 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
 
 namespace {
 
-/// This thread's rows of one super step (four K steps, 128 of K): row i's
-/// 16 bytes of codes of step 4 * s + lane % 4 (vector<4xi32>) and its scale
-/// as loaded (the byte as i32, or with word scales the row's word of the
-/// super step, i32), then, after `toScalePairs`, as a pair of bf16.
+/// This thread's rows of one super step (four K steps, 128 of K), in the
+/// order A row r0, A row r1, B row r0, B row r1: the 16 bytes of codes of
+/// block 4 * s + lane % 4 (vector<4xi32>) and its scale as loaded (the byte
+/// as i32, or with word scales the row's word of the super step, i32),
+/// then, after `toScalePairs`, as a pair of bf16.
 struct SuperStep {
   SmallVector<Value, 4> codes, scales;
 };
@@ -111,14 +116,20 @@ public:
 private:
   Value i32(int64_t v) { return num::constant(b, loc, b.getI32Type(), v); }
   /// Loads this thread's rows `first` .. `first + count - 1` of super step
-  /// `s` into `into` (zeros outside K).
+  /// `s` into `into` (zeros outside K and past M or N).
   void load(Value s, int64_t first, int64_t count, SuperStep &into);
   /// The whole super step `s`.
   SuperStep load(Value s);
   /// Turns `block`'s loaded scales into bf16 pairs.
   void toScalePairs(SuperStep &block);
-  /// Expands word `j` of this thread's rows of `block` into `stage`.
-  void expand(const SuperStep &block, int64_t j, int64_t stage);
+  /// The four bf16 pairs (as i32) of word `j` of row `i` of `block`.
+  SmallVector<Value, 4> expandWord(const SuperStep &block, int64_t i,
+                                   int64_t j);
+  /// This thread's A fragments of word `j` of `block`: the registers of the
+  /// stage's two k16 MMAs.
+  SmallVector<Value> expandA(const SuperStep &block, int64_t j);
+  /// Expands word `j` of this thread's B rows of `block` into `stage`.
+  void expandB(const SuperStep &block, int64_t j, int64_t stage);
   /// Writes this warpgroup's part of C (plus `acc`, if any) to `out`; split
   /// K (`split` is the split's index), its f32 partial C to the workspace
   /// `out` instead.
@@ -129,16 +140,16 @@ private:
   Location loc;
   KernelBuilder kb;
   const GemmConfig &c;
-  // Set by build: the operands as words, this thread's operand (i1, B), its
-  // lane's step in a super step (index; 8 * step: its chunk's K offset in a
-  // stage, and as i32 its scale's bit offset in a word), its four rows, the
-  // block tile's origin and the shared tiles.
+  // Set by build: the operands as words, this thread's block of a super
+  // step (index; as i32 times 8, its scale's bit offset in a word), its two
+  // rows (r0 and r0 + 8, of A and of B), the block tile's origin and the
+  // shared B tile.
   Value aValues, aScales, bValues, bScales;
   // Whether the scales are read a word (a super step) at a time. Needs rows
   // of whole words.
   bool wordScales = c.k / 32 % 4 == 0;
-  Value expandsB, laneStep, scaleShift, chunkK, rows[kRowsPerThread], m0, n0;
-  CoreMatrixTile aTile, bTile;
+  Value laneBlock, laneWord, scaleShift, rows[2], m0, n0;
+  CoreMatrixTile bTile;
 };
 
 } // namespace
@@ -147,43 +158,27 @@ void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
   int64_t kBlocks = c.k / 32;
   Type i32 = b.getI32Type();
   auto codesType = VectorType::get({4}, i32);
-  Value step = kb.add(kb.mul(s, 4), laneStep);
+  Value step = kb.add(kb.mul(s, 4), laneBlock);
   Value inK = kb.lt(step, kBlocks);
-  SmallVector<Type> types;
-  for (int64_t i = 0; i < count; ++i)
-    types.append({codesType, i32});
-  // A warpgroup reads one operand: the branch is uniform in every warp.
-  auto ifOp = scf::IfOp::create(b, loc, types, expandsB,
-                                /*withElseRegion=*/true);
-  auto emit = [&](Block *block, Value values, Value scales, Value origin,
-                  int64_t extent) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(block);
-    SmallVector<Value> results;
-    for (int64_t i = first; i < first + count; ++i) {
-      Value r = kb.add(origin, rows[i]);
-      Value valid = kb.andI(kb.lt(r, extent), inK);
-      Value at = kb.add(kb.mul(r, kBlocks), step);
-      results.push_back(kb.load(codesType, values, valid, kb.mul(at, 4),
-                                extent * kBlocks * 4, /*alignment=*/16));
-      // A row's four lanes read the same word: one access.
-      results.push_back(
-          wordScales
-              ? kb.load(i32, scales, valid, kb.add(kb.mul(r, kBlocks / 4), s),
-                        extent * kBlocks / 4)
-              : arith::ExtUIOp::create(b, loc, i32,
-                                       kb.load(b.getI8Type(), scales, valid, at,
-                                               extent * kBlocks)));
-    }
-    scf::YieldOp::create(b, loc, results);
-  };
-  emit(ifOp.thenBlock(), bValues, bScales, n0, c.n);
-  emit(ifOp.elseBlock(), aValues, aScales, m0, c.m);
   into.codes.resize(kRowsPerThread);
   into.scales.resize(kRowsPerThread);
-  for (int64_t i = 0; i < count; ++i) {
-    into.codes[first + i] = ifOp.getResult(2 * i);
-    into.scales[first + i] = ifOp.getResult(2 * i + 1);
+  for (int64_t i = first; i < first + count; ++i) {
+    bool isB = i >= 2;
+    Value values = isB ? bValues : aValues, scales = isB ? bScales : aScales;
+    int64_t extent = isB ? c.n : c.m;
+    Value r = kb.add(isB ? n0 : m0, rows[i % 2]);
+    Value valid = kb.andI(kb.lt(r, extent), inK);
+    Value at = kb.add(kb.mul(r, kBlocks), step);
+    into.codes[i] = kb.load(codesType, values, valid, kb.mul(at, 4),
+                            extent * kBlocks * 4, /*alignment=*/16);
+    // A row's four lanes read the same word: one access.
+    into.scales[i] =
+        wordScales
+            ? kb.load(i32, scales, valid, kb.add(kb.mul(r, kBlocks / 4), s),
+                      extent * kBlocks / 4)
+            : arith::ExtUIOp::create(
+                  b, loc, i32,
+                  kb.load(b.getI8Type(), scales, valid, at, extent * kBlocks));
   }
 }
 
@@ -217,7 +212,8 @@ void GemmBuilder::toScalePairs(SuperStep &block) {
   }
 }
 
-void GemmBuilder::expand(const SuperStep &block, int64_t j, int64_t stage) {
+SmallVector<Value, 4> GemmBuilder::expandWord(const SuperStep &block, int64_t i,
+                                              int64_t j) {
   Type i32Type = b.getI32Type();
   auto pairType = VectorType::get({2}, b.getBF16Type());
   auto asPair = [&](Value word) {
@@ -227,48 +223,64 @@ void GemmBuilder::expand(const SuperStep &block, int64_t j, int64_t stage) {
                                     word));
   };
   Value twoTo126 = asPair(i32(0x7E807E80));
-  SmallVector<Value> chunks;
-  for (int64_t i = 0; i < kRowsPerThread; ++i) {
-    Value word = vector::ExtractOp::create(b, loc, block.codes[i], j);
-    // Codes 2, 3, 6, 7 at the places of 0, 1, 4, 5.
-    Value rotated = arith::OrIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, word, i32(8)),
-        arith::ShLIOp::create(b, loc, word, i32(24)));
-    SmallVector<Value> pairs;
-    for (int64_t q = 0; q < 4; ++q) {
-      // Pair q holds codes q and q + 4 (nibbles 4q and 4q + 16 apart by
-      // 16 bits): one mask, one multiply (two shifts that do not overlap,
-      // so they add without carries) and one mask move both codes' sign to
-      // bits 15 and 31 and their e1 e0 m to bits 8..6 and 24..22. The
-      // multiply goes to the FMA pipe, the masks to the integer pipe, which
-      // bounds the expansion otherwise.
-      bool odd = q % 2;
-      Value codes = arith::AndIOp::create(b, loc, q < 2 ? word : rotated,
-                                          i32(odd ? 0x00F000F0 : 0x000F000F));
-      Value spread = arith::MulIOp::create(
-          b, loc, codes, i32(odd ? (1 << 2) + (1 << 8) : (1 << 6) + (1 << 12)));
-      Value pair =
-          asPair(arith::AndIOp::create(b, loc, spread, i32(0x81C081C0)));
-      pair = arith::MulFOp::create(b, loc, pair, twoTo126);
-      pair = arith::MulFOp::create(b, loc, pair, block.scales[i]);
-      pairs.push_back(vector::ExtractOp::create(
-          b, loc,
-          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type),
-                                    pair),
-          0));
-    }
-    chunks.push_back(vector::BitCastOp::create(
-        b, loc, VectorType::get({8}, b.getBF16Type()),
-        vector::FromElementsOp::create(b, loc, VectorType::get({4}, i32Type),
-                                       pairs)));
+  Value word = vector::ExtractOp::create(b, loc, block.codes[i], j);
+  // Codes 2, 3, 6, 7 at the places of 0, 1, 4, 5.
+  Value rotated =
+      arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, word, i32(8)),
+                           arith::ShLIOp::create(b, loc, word, i32(24)));
+  SmallVector<Value, 4> pairs;
+  for (int64_t q = 0; q < 4; ++q) {
+    // Pair q holds codes q and q + 4 (nibbles 4q and 4q + 16, 16 bits
+    // apart): one mask, one multiply (two shifts that do not overlap, so
+    // they add without carries) and one mask move both codes' sign to bits
+    // 15 and 31 and their e1 e0 m to bits 8..6 and 24..22. The multiply
+    // goes to the FMA pipe, the masks to the integer pipe, which bounds the
+    // expansion otherwise.
+    bool odd = q % 2;
+    Value codes = arith::AndIOp::create(b, loc, q < 2 ? word : rotated,
+                                        i32(odd ? 0x00F000F0 : 0x000F000F));
+    Value spread = arith::MulIOp::create(
+        b, loc, codes, i32(odd ? (1 << 2) + (1 << 8) : (1 << 6) + (1 << 12)));
+    Value pair = asPair(arith::AndIOp::create(b, loc, spread, i32(0x81C081C0)));
+    pair = arith::MulFOp::create(b, loc, pair, twoTo126);
+    pair = arith::MulFOp::create(b, loc, pair, block.scales[i]);
+    pairs.push_back(vector::ExtractOp::create(
+        b, loc,
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type), pair),
+        0));
   }
-  auto ifOp = scf::IfOp::create(b, loc, expandsB, /*withElseRegion=*/true);
-  for (auto [block, tile] : {std::pair{ifOp.thenBlock(), &bTile},
-                             std::pair{ifOp.elseBlock(), &aTile}}) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(block->getTerminator());
-    for (auto [i, chunk] : llvm::enumerate(chunks))
-      storeRowChunk(kb, *tile, kb.idx(stage), rows[i], chunkK, chunk);
+  return pairs;
+}
+
+SmallVector<Value> GemmBuilder::expandA(const SuperStep &block, int64_t j) {
+  SmallVector<Value, 4> row0 = expandWord(block, 0, j),
+                        row8 = expandWord(block, 1, j);
+  // k16 slice h of the stage takes pairs 2h (K 2t, 2t + 1 of the slice)
+  // and 2h + 1 (K 2t + 8, 2t + 9), each of rows g and g + 8.
+  SmallVector<Value> regs;
+  for (int64_t h = 0; h < 2; ++h)
+    regs.append({row0[2 * h], row8[2 * h], row0[2 * h + 1], row8[2 * h + 1]});
+  return regs;
+}
+
+void GemmBuilder::expandB(const SuperStep &block, int64_t j, int64_t stage) {
+  for (int64_t i = 2; i < 4; ++i) {
+    // Pair p goes where A's pair p sits: K 8p + 2t of the stage. A warp's
+    // store fills one core matrix (its 8 rows' 16 bytes): no conflicts.
+    SmallVector<Value, 4> pairs = expandWord(block, i, j);
+    for (auto [p, pair] : llvm::enumerate(pairs)) {
+      Value at = kb.add(bTile.offset(kb, kb.idx(stage), rows[i % 2],
+                                     kb.idx(8 * static_cast<int64_t>(p))),
+                        laneWord);
+      vector::StoreOp::create(
+          b, loc,
+          vector::BitCastOp::create(
+              b, loc, VectorType::get({2}, b.getBF16Type()),
+              vector::BroadcastOp::create(
+                  b, loc, VectorType::get({1}, b.getI32Type()), pair)),
+          bTile.memref, ValueRange{at}, /*nontemporal=*/false,
+          llvm::MaybeAlign(4));
+    }
   }
 }
 
@@ -334,23 +346,19 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   KSplit split = gemmSplit(c);
   Value acc = c.accType && split.splits == 1 ? func.getArgument(4) : Value();
   Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
-  auto attributions = func.getWorkgroupAttributions();
-  aTile = {attributions[0], kTile};
-  bTile = {attributions[1], kTile};
+  bTile = {func.getWorkgroupAttributions()[0], kTile};
 
   Value tid = kb.threadId();
-  expandsB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
-                                   kb.idx(kTile));
   Value lane = kb.rem(tid, 32);
-  laneStep = kb.rem(lane, 4);
-  // The lane's chunk of each row in a stage: K 8 * step .. 8 * step + 7.
-  chunkK = kb.mul(laneStep, 8);
-  scaleShift = arith::IndexCastOp::create(b, loc, b.getI32Type(), chunkK);
-  // Warp w of a warpgroup holds rows 32 w .. 32 w + 31, lane 4 g + step
-  // rows 32 w + 8 i + g: each store of row i fills one 8-row group.
-  Value warpRows = kb.mul(kb.div(kb.rem(tid, kTile), 32), 32);
-  for (int64_t i = 0; i < kRowsPerThread; ++i)
-    rows[i] = kb.add(warpRows, kb.add(kb.div(lane, 4), 8 * i));
+  laneBlock = kb.rem(lane, 4);
+  // The lane's pair in a core-matrix row, and its scale's bit offset.
+  laneWord = kb.mul(laneBlock, 2);
+  scaleShift =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), kb.mul(laneBlock, 8));
+  // Warp w holds rows 16 w + g and 16 w + g + 8 (g = lane / 4) of A and B:
+  // wgmma's A fragment rows for warp w % 4 of warpgroup w / 4.
+  rows[0] = kb.add(kb.mul(kb.div(tid, 32), 16), kb.div(lane, 4));
+  rows[1] = kb.add(rows[0], 8);
   int64_t tilesN = ceilDiv(c.n, kTile);
   auto setTile = [&](Value tile) {
     m0 = kb.mul(kb.div(tile, tilesN), kTile);
@@ -374,7 +382,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   auto unflatten = [](ValueRange values) {
     SuperStep block;
     block.codes.assign(values.begin(), values.begin() + kRowsPerThread);
-    block.scales.assign(values.begin() + kRowsPerThread, values.end());
+    block.scales.assign(values.begin() + kRowsPerThread,
+                        values.begin() + 2 * kRowsPerThread);
     return block;
   };
   // A block loops over tiles gemmBlocks apart; it loads the next tile's
@@ -391,41 +400,48 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   setTile(tile);
   SuperStep firstStep = unflatten(tileLoop.getRegionIterArgs());
   toScalePairs(firstStep);
-  // Two stages: stage j of a super step (its words j) multiplies from
-  // buffer j % 2 while the threads expand the next words into the other.
-  expand(firstStep, 0, 0);
+  // Two stages of B: stage j of a super step (its words j) multiplies from
+  // buffer j % 2 while the threads expand the next words into the other;
+  // A's next fragments are expanded once the MMAs reading this stage's
+  // are done.
+  expandB(firstStep, 0, 0);
+  SmallVector<Value> aRegs = expandA(firstStep, 0);
   fenceSharedForMma(kb);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
   inits.append(flatten(firstStep));
+  inits.append(aRegs);
   auto loop = scf::ForOp::create(b, loc, first, last, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value s = loop.getInductionVar();
-    Value accumulators = loop.getRegionIterArgs()[0];
-    SuperStep current = unflatten(loop.getRegionIterArgs().drop_front());
-    // The next super step's loads go out in two halves, after stages 0 and
-    // 1, as the current one's words die: registers bound two blocks an SM.
+    auto carried = loop.getRegionIterArgs();
+    Value accumulators = carried[0];
+    SuperStep current = unflatten(carried.drop_front());
+    SmallVector<Value> a(carried.drop_front(1 + 2 * kRowsPerThread));
+    // The next super step's loads go out in two halves, A's rows after
+    // stage 0 and B's after stage 1, as the current one's words die:
+    // registers bound two blocks an SM.
     SuperStep next;
     for (int64_t j = 0; j < 4; ++j) {
-      accumulators = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0),
-                                        kTile, kb.idx(j % 2), accumulators);
+      accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
+                                                 kb.idx(j % 2), accumulators);
       if (j < 2)
         load(kb.add(s, 1), 2 * j, 2, next);
-      if (j < 3) {
-        expand(current, j + 1, (j + 1) % 2);
-      } else {
-        // The last super step expands past its range: harmless.
+      // The last super step expands past its range: harmless.
+      if (j == 3)
         toScalePairs(next);
-        expand(next, 0, 0);
-      }
+      const SuperStep &source = j < 3 ? current : next;
+      expandB(source, (j + 1) % 4, (j + 1) % 2);
       fenceSharedForMma(kb);
       waitWarpgroupMmas(kb);
+      a = expandA(source, (j + 1) % 4);
       gpu::BarrierOp::create(b, loc);
     }
     SmallVector<Value> yields = {accumulators};
     yields.append(flatten(next));
+    yields.append(a);
     scf::YieldOp::create(b, loc, yields);
   }
   setTile(kb.add(tile, gemmBlocks(c)));
@@ -453,10 +469,8 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
       args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
     args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
   }
-  Type bf16 = b.getBF16Type();
-  SmallVector<Type> shared = {
-      workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16),
-      workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16)};
+  SmallVector<Type> shared = {workgroupBuffer(
+      ctx, CoreMatrixTile::elements(kTile, 2), b.getBF16Type())};
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kBlockThreads);
   // Two blocks an SM: ptxas keeps to 128 registers a thread.

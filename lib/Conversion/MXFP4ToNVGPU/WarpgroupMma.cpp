@@ -121,6 +121,46 @@ Value sm90::issueWarpgroupMmas(KernelBuilder &kb, const CoreMatrixTile &a,
   return acc;
 }
 
+Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
+                                        const CoreMatrixTile &b, Value bRow,
+                                        int64_t n, Value stage, Value acc) {
+  OpBuilder &ob = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = ob.getContext();
+  // NVVM's wgmma op takes A only as a descriptor: inline PTX, in the form
+  // that op's lowering writes (scale-d a predicate).
+  int64_t count = n / 2;
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text), cs(constraints);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32.bf16.bf16 {";
+  for (int64_t i = 0; i < count; ++i) {
+    os << (i ? ", $" : "$") << i;
+    cs << "=f,";
+  }
+  os << "}, {$" << 2 * count << ", $" << 2 * count + 1 << ", $" << 2 * count + 2
+     << ", $" << 2 * count + 3 << "}, $" << 2 * count + 4 << ", p, 1, 1, 0;\n}";
+  for (int64_t i = 0; i < count; ++i)
+    cs << i << ",";
+  cs << "r,r,r,r,l";
+  NVVM::WgmmaFenceAlignedOp::create(ob, loc);
+  for (int64_t k = 0; k < kWgStepK; k += 16) {
+    SmallVector<Value> operands;
+    for (int64_t i = 0; i < count; ++i)
+      operands.push_back(LLVM::ExtractValueOp::create(ob, loc, acc, i));
+    llvm::append_range(operands, a.slice(k / 16 * 4, 4));
+    operands.push_back(b.descriptor(kb, stage, bRow, k));
+    acc = LLVM::InlineAsmOp::create(
+              ob, loc, accumulatorType(ctx, n), operands, text, constraints,
+              /*has_side_effects=*/true, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+              /*operand_attrs=*/ArrayAttr())
+              .getResult(0);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(ob, loc);
+  return acc;
+}
+
 void sm90::waitWarpgroupMmas(KernelBuilder &kb) {
   OpBuilder &b = kb.builder();
   NVVM::WgmmaWaitGroupSyncOp::create(b, kb.location(), b.getI64IntegerAttr(0));

@@ -78,6 +78,15 @@ Value issueWarpgroupMmas(KernelBuilder &kb, const CoreMatrixTile &a, Value aRow,
                          const CoreMatrixTile &b, Value bRow, int64_t n,
                          Value stage, Value acc);
 
+/// acc += A * B over the stage's K with A in registers: `a` holds, per k16
+/// slice, the four registers of wgmma's A fragment (bf16 pairs as i32) of
+/// this thread's rows of the warpgroup's 64; `b` the `n` rows from `bRow`.
+/// Fences, issues and commits the MMAs; they read `a` until
+/// `waitWarpgroupMmas`.
+Value issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
+                                  const CoreMatrixTile &b, Value bRow,
+                                  int64_t n, Value stage, Value acc);
+
 /// Waits until every committed MMA of this warpgroup has completed.
 void waitWarpgroupMmas(KernelBuilder &kb);
 
