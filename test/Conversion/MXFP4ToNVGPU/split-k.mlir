@@ -30,7 +30,7 @@
 // CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %c16
 // CHECK: %[[LAST:.*]] = arith.minui %[[END]], %c256
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[LAST]]
-// CHECK: nvvm.wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async
 // CHECK: scf.yield
 // CHECK: %[[SLICE:.*]] = arith.muli %[[SPLIT]], %c262144
 // CHECK: %[[AT:.*]] = arith.addi %[[SLICE]], %{{.*}}
