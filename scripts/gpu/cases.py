@@ -188,6 +188,8 @@ GEMM_CASES = [
     (512, 384, 1024, "f32", None),
     (1024, 1408, 512, "f32", None),
     (256, 512, 4096, "f32", "f32"),  # a weight gradient: K split 8 ways
+    (512, 256, 512, "bf16", None),  # whole tiles: unguarded loads
+    (300, 200, 320, "bf16", None),  # 16-byte chunks of C, ragged tiles
 ]
 for i, (m, n, k, result, acc) in enumerate(wanted("gemm", GEMM_CASES)):
     a = rng.standard_normal((m, k)).astype(np.float32)

@@ -442,8 +442,10 @@ void GemmEmitter::emit() {
   int64_t steps = (c.k + kWgStepK - 1) / kWgStepK;
   // Split K when the tiles cannot fill the device: each split sums a range
   // of K steps into a slice of a workspace, and a second launch adds the
-  // slices to the output in split order.
-  auto [splits, stepsPerSplit] = splitK(tilesM * tilesN * c.batch, steps);
+  // slices to the output in split order. Two blocks of 256 threads fit an
+  // SM.
+  auto [splits, stepsPerSplit] =
+      splitK(tilesM * tilesN * c.batch, steps, 2 * kMultiprocessors);
   Value workspace;
   if (splits > 1)
     workspace = memref::AllocOp::create(

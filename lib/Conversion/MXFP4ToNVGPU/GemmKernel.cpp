@@ -7,12 +7,14 @@
 //
 // C[M, N] (+)= A[M, K] * B[N, K]^T with FP4 values and canonical E8M0
 // scales in memory. sm_90 has no FP4 tensor cores, so each K step of 32 (one
-// scale block) expands the tiles to bf16 and two warpgroups multiply a
-// 128 x 128 block tile with `wgmma.mma_async` into f32 accumulators: A's
-// rows go straight into each warpgroup's A fragments (registers), B's into
-// shared memory in wgmma's core-matrix layout (WarpgroupMma.h). A from
-// registers saves its shared-memory stores and the MMAs' reads of it: the
-// shared-memory traffic of a K step falls from 44 to 28 KiB.
+// scale block) expands the tiles to bf16 and four warpgroups multiply a
+// 256 x 128 block tile (64 rows each) with `wgmma.mma_async` into f32
+// accumulators: A's rows go straight into each warpgroup's A fragments
+// (registers), B's into shared memory in wgmma's core-matrix layout
+// (WarpgroupMma.h), shared by the four. A from registers saves its
+// shared-memory stores and the MMAs' reads of it; four warpgroups on one B
+// tile expand 384 rows for 256 x 128 of C where two expanded 256 for
+// 128 x 128. One block of 512 threads (128 registers each) fills an SM.
 //
 // The expansion is exact: an FP4 value times its power-of-two scale has at
 // most two significant bits and lies in bf16's range exactly when it lies
@@ -26,13 +28,13 @@
 // issue rate like the FMA pipe's multiplies, takes only the masks and a
 // rotate.
 //
-// Lane 4g + t of warp w holds rows r0 = 16w + g and r0 + 8 of A and of B
-// (wgmma's A fragment rows for warp w % 4 of warpgroup w / 4). The main
-// loop's unit is a super step of four K steps: the lane loads block t of
-// the super step (16 bytes) of each of its four rows, so a row's four lanes
-// read its 64 contiguous bytes. Stage j multiplies words j of every block:
-// a k16 slice's K 2t, 2t + 1 (and 2t + 8, 2t + 9) are, in A's fragment,
-// lane t's pairs, so the lane expands word j of its A rows into the
+// Lane 4g + t of warp w holds rows 16w + g and 16w + g + 8 of A (wgmma's
+// A fragment rows for warp w % 4 of warpgroup w / 4) and row 8w + g of B.
+// The main loop's unit is a super step of four K steps: the lane loads
+// block t of the super step (16 bytes) of each of its three rows, so a
+// row's four lanes read its 64 contiguous bytes. Stage j multiplies words j of
+// every block: a k16 slice's K 2t, 2t + 1 (and 2t + 8, 2t + 9) are, in A's
+// fragment, lane t's pairs, so the lane expands word j of its A rows into the
 // registers of the stage's two slices, and stores word j of its B rows'
 // pairs at the same K of the B tile (each warp store one core matrix).
 // Within a slice the K order is then a permutation of the four blocks'
@@ -42,6 +44,13 @@
 // next super step's loads go out during the first two stages. Ragged M and
 // N are guarded; K is a multiple of 32 (a partial last super step expands
 // zeros).
+//
+// A bf16 C is stored in 16-byte chunks: the accumulators give a lane two
+// adjacent columns in each of 16 column blocks of 8, so a quad of lanes
+// transposes its pairs with two exchanges and each lane stores one block
+// (a warp store covers 64 contiguous bytes of 8 rows). Pair stores (4
+// bytes, 8 rows of 16 bytes a warp store) took a third of the time of the
+// pilot's K = 512 GEMMs.
 //
 // The tensor cores add each k16 slice's products to the f32 accumulators;
 // a slice holds words of four K steps, so the order differs from the CPU's
@@ -63,6 +72,8 @@
 #include "../MXFP4ToLinalg/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -78,20 +89,26 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The main loop's unit: four K steps, one 16-byte load per row and lane.
 static constexpr int64_t kSuperStepK = 4 * kWgStepK;
-/// The rows a thread loads and expands: two of A, then the same two of B.
-static constexpr int64_t kRowsPerThread = 4;
+/// The block tile: 64 rows of C a warpgroup, by kTile columns.
+static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
+/// The rows a thread loads and expands: two of A, then one of B.
+static constexpr int64_t kRowsPerThread = 3;
+/// Blocks resident on an SM (the register file holds one block of 512
+/// threads of 128 registers).
+static constexpr int64_t kBlocksPerSM = 1;
 
 int64_t sm90::gemmTiles(const GemmConfig &c) {
-  return ceilDiv(c.m, kTile) * ceilDiv(c.n, kTile);
+  return ceilDiv(c.m, kTileM) * ceilDiv(c.n, kTile);
 }
 
 int64_t sm90::gemmBlocks(const GemmConfig &c) {
-  return std::min(gemmTiles(c), kResidentBlocks);
+  return std::min(gemmTiles(c), kBlocksPerSM * kMultiprocessors);
 }
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
   // In super steps, the main loop's unit.
-  return splitK(gemmTiles(c), ceilDiv(c.k, kSuperStepK));
+  return splitK(gemmTiles(c), ceilDiv(c.k, kSuperStepK),
+                kBlocksPerSM * kMultiprocessors);
 }
 
 namespace {
@@ -135,20 +152,29 @@ private:
   /// `out` instead.
   void epilogue(Value acc, Value out, Value split, Value accumulators,
                 Value rowBase, Value colBase);
+  /// The epilogue of a bf16 C without an accumulator, rows of whole
+  /// 16-byte chunks: each quad of lanes transposes its rows' pairs so that
+  /// a lane stores 8 adjacent columns at once.
+  void storeChunks(Value out, Value accumulators, Value rowBase, Value colBase);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
   const GemmConfig &c;
   // Set by build: the operands as words, this thread's block of a super
-  // step (index; as i32 times 8, its scale's bit offset in a word), its two
-  // rows (r0 and r0 + 8, of A and of B), the block tile's origin and the
-  // shared B tile.
+  // step (index; as i32 times 8, its scale's bit offset in a word), its
+  // rows (two of A, one of B), the block tile's origin and the shared B
+  // tile.
   Value aValues, aScales, bValues, bScales;
   // Whether the scales are read a word (a super step) at a time. Needs rows
   // of whole words.
   bool wordScales = c.k / 32 % 4 == 0;
-  Value laneBlock, laneWord, scaleShift, rows[2], m0, n0;
+  // Whether a load can fall outside the operands: ragged tiles or a
+  // partial last super step, whose codes past K must read as zeros.
+  // Otherwise loads past the end (the last super step's and the last
+  // tile's prefetch) are clamped to data nobody uses, and none is guarded.
+  bool guarded = c.m % kTileM || c.n % kTile || c.k % kSuperStepK;
+  Value laneBlock, laneWord, scaleShift, rows[kRowsPerThread], m0, n0;
   CoreMatrixTile bTile;
 };
 
@@ -166,8 +192,9 @@ void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
     bool isB = i >= 2;
     Value values = isB ? bValues : aValues, scales = isB ? bScales : aScales;
     int64_t extent = isB ? c.n : c.m;
-    Value r = kb.add(isB ? n0 : m0, rows[i % 2]);
-    Value valid = kb.andI(kb.lt(r, extent), inK);
+    Value r = kb.add(isB ? n0 : m0, rows[i]);
+    Value valid = guarded ? kb.andI(kb.lt(r, extent), inK)
+                          : arith::ConstantIntOp::create(b, loc, 1, 1);
     Value at = kb.add(kb.mul(r, kBlocks), step);
     into.codes[i] = kb.load(codesType, values, valid, kb.mul(at, 4),
                             extent * kBlocks * 4, /*alignment=*/16);
@@ -264,12 +291,12 @@ SmallVector<Value> GemmBuilder::expandA(const SuperStep &block, int64_t j) {
 }
 
 void GemmBuilder::expandB(const SuperStep &block, int64_t j, int64_t stage) {
-  for (int64_t i = 2; i < 4; ++i) {
+  for (int64_t i = 2; i < kRowsPerThread; ++i) {
     // Pair p goes where A's pair p sits: K 8p + 2t of the stage. A warp's
     // store fills one core matrix (its 8 rows' 16 bytes): no conflicts.
     SmallVector<Value, 4> pairs = expandWord(block, i, j);
     for (auto [p, pair] : llvm::enumerate(pairs)) {
-      Value at = kb.add(bTile.offset(kb, kb.idx(stage), rows[i % 2],
+      Value at = kb.add(bTile.offset(kb, kb.idx(stage), rows[i],
                                      kb.idx(8 * static_cast<int64_t>(p))),
                         laneWord);
       vector::StoreOp::create(
@@ -284,8 +311,77 @@ void GemmBuilder::expandB(const SuperStep &block, int64_t j, int64_t stage) {
   }
 }
 
+void GemmBuilder::storeChunks(Value out, Value accumulators, Value rowBase,
+                              Value colBase) {
+  Type i32Type = b.getI32Type();
+  auto bit = [&](int64_t k) {
+    return arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastOp::create(b, loc, i32Type,
+                                   kb.rem(kb.div(laneBlock, 1 << k), 2)));
+  };
+  Value b0 = bit(0), b1 = bit(1);
+  auto sel = [&](Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y).getResult();
+  };
+  auto xorShuffle = [&](Value v, int64_t offset) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  Value t = kb.rem(kb.threadId(), 128);
+  Value row0 = kb.add(
+      rowBase, kb.add(kb.mul(kb.div(t, 32), 16), kb.div(kb.rem(t, 32), 4)));
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t half = 0; half < 2; ++half)
+    for (int64_t u = 0; u < kTile / 32; ++u) {
+      // x[k]: this lane's pair of columns 8 (4u + k) + 2 lane + {0, 1}.
+      SmallVector<Value, 4> x;
+      for (int64_t k = 0; k < 4; ++k) {
+        int64_t e = 4 * (4 * u + k) + 2 * half;
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{
+                LLVM::ExtractValueOp::create(b, loc, accumulators, e),
+                LLVM::ExtractValueOp::create(b, loc, accumulators, e + 1)});
+        pair = arith::TruncFOp::create(
+            b, loc, VectorType::get({2}, b.getBF16Type()), pair);
+        x.push_back(vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type),
+                                      pair),
+            0));
+      }
+      // Transpose the quad's 4 x 4 pairs (lane t, index k) in two exchanges:
+      // with lane t ^ 1 the indices of the other parity, then with lane
+      // t ^ 2 the other half. Lane t ends with column block 4u + t.
+      Value keepA = sel(b0, x[1], x[0]), keepB = sel(b0, x[3], x[2]);
+      Value gotA = xorShuffle(sel(b0, x[0], x[1]), 1);
+      Value gotB = xorShuffle(sel(b0, x[2], x[3]), 1);
+      // Index b0 (A) and 2 + b0 (B) of lanes with bit 0 clear (lo) and set.
+      Value aLo = sel(b0, gotA, keepA), aHi = sel(b0, keepA, gotA);
+      Value bLo = sel(b0, gotB, keepB), bHi = sel(b0, keepB, gotB);
+      // Keep index b0 + 2 b1, send the other.
+      Value keepLo = sel(b1, bLo, aLo), keepHi = sel(b1, bHi, aHi);
+      Value gotLo = xorShuffle(sel(b1, aLo, bLo), 2);
+      Value gotHi = xorShuffle(sel(b1, aHi, bHi), 2);
+      Value chunk = vector::FromElementsOp::create(
+          b, loc, VectorType::get({4}, i32Type),
+          ValueRange{sel(b1, gotLo, keepLo), sel(b1, gotHi, keepHi),
+                     sel(b1, keepLo, gotLo), sel(b1, keepHi, gotHi)});
+      Value row = kb.add(row0, 8 * half);
+      Value col = kb.add(colBase, kb.mul(kb.add(laneBlock, 4 * u), 8));
+      Value valid = kb.andI(kb.lt(row, c.m), kb.lt(col, c.n));
+      kb.store(vector::BitCastOp::create(
+                   b, loc, VectorType::get({8}, b.getBF16Type()), chunk),
+               out, valid, kb.add(kb.mul(row, c.n), col), c.m * c.n,
+               /*alignment=*/16);
+    }
+}
+
 void GemmBuilder::epilogue(Value acc, Value out, Value split,
                            Value accumulators, Value rowBase, Value colBase) {
+  if (!split && !acc && c.resultType.isBF16() && c.n % 8 == 0)
+    return storeChunks(out, accumulators, rowBase, colBase);
   Type f32 = b.getF32Type();
   Type outType = split ? f32 : c.resultType;
   // Split K: the split's slice of the workspace.
@@ -357,14 +453,17 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       arith::IndexCastOp::create(b, loc, b.getI32Type(), kb.mul(laneBlock, 8));
   // Warp w holds rows 16 w + g and 16 w + g + 8 (g = lane / 4) of A and B:
   // wgmma's A fragment rows for warp w % 4 of warpgroup w / 4.
-  rows[0] = kb.add(kb.mul(kb.div(tid, 32), 16), kb.div(lane, 4));
+  Value warp = kb.div(tid, 32);
+  rows[0] = kb.add(kb.mul(warp, 16), kb.div(lane, 4));
   rows[1] = kb.add(rows[0], 8);
+  // B row 8 w + g: a warp's stores fill one core matrix.
+  rows[2] = kb.add(kb.mul(warp, 8), kb.div(lane, 4));
   int64_t tilesN = ceilDiv(c.n, kTile);
   auto setTile = [&](Value tile) {
-    m0 = kb.mul(kb.div(tile, tilesN), kTile);
+    m0 = kb.mul(kb.div(tile, tilesN), kTileM);
     n0 = kb.mul(kb.rem(tile, tilesN), kTile);
   };
-  // Two warpgroups, each 64 rows of C by all 128 columns.
+  // Each warpgroup 64 rows of C by all 128 columns.
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
   // This block's super steps: all of them, or its split's range.
@@ -422,13 +521,16 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     SmallVector<Value> a(carried.drop_front(1 + 2 * kRowsPerThread));
     // The next super step's loads go out in two halves, A's rows after
     // stage 0 and B's after stage 1, as the current one's words die:
-    // registers bound two blocks an SM.
+    // a thread has 128 registers.
     SuperStep next;
     for (int64_t j = 0; j < 4; ++j) {
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
                                                  kb.idx(j % 2), accumulators);
       if (j < 2)
-        load(kb.add(s, 1), 2 * j, 2, next);
+        load(guarded ? kb.add(s, 1)
+                     : kb.min(kb.add(s, 1),
+                              arith::SubIOp::create(b, loc, last, kb.idx(1))),
+             2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
       // The last super step expands past its range: harmless.
       if (j == 3)
         toScalePairs(next);
@@ -444,11 +546,12 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     yields.append(a);
     scf::YieldOp::create(b, loc, yields);
   }
-  setTile(kb.add(tile, gemmBlocks(c)));
-  SmallVector<Value> nextTile = flatten(load(first));
+  Value nextTile = kb.add(tile, gemmBlocks(c));
+  setTile(guarded ? nextTile : kb.min(nextTile, kb.idx(gemmTiles(c) - 1)));
+  SmallVector<Value> nextLoads = flatten(load(first));
   setTile(tile);
   epilogue(acc, out, splitId, loop.getResult(0), kb.add(m0, wgRow), n0);
-  scf::YieldOp::create(b, loc, nextTile);
+  scf::YieldOp::create(b, loc, nextLoads);
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
 }
@@ -472,12 +575,12 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   SmallVector<Type> shared = {workgroupBuffer(
       ctx, CoreMatrixTile::elements(kTile, 2), b.getBF16Type())};
   gpu::GPUFuncOp func =
-      createKernel(b, loc, module, name, args, shared, kBlockThreads);
-  // Two blocks an SM: ptxas keeps to 128 registers a thread.
+      createKernel(b, loc, module, name, args, shared, kGemmThreads);
+  // One block an SM: ptxas keeps to 128 registers a thread.
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                b.getDenseI32ArrayAttr({kBlockThreads, 1, 1}));
+                b.getDenseI32ArrayAttr({kGemmThreads, 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                b.getI32IntegerAttr(kResidentBlocks / kMultiprocessors));
+                b.getI32IntegerAttr(kBlocksPerSM));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);

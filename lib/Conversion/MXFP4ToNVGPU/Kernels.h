@@ -27,19 +27,24 @@ struct GemmConfig {
   Type accType;    // null, f32 or bf16
 };
 
+/// The GEMM's warpgroups a block (each 64 rows of C's block tile) and
+/// threads a block.
+constexpr int64_t kGemmWarpgroups = 4;
+constexpr int64_t kGemmThreads = 128 * kGemmWarpgroups;
+
 /// How `config`'s K is split among the GEMM's grid z (TensorCore.h).
 KSplit gemmSplit(const GemmConfig &config);
 
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:
 /// (a, aScales, b, bScales, [acc], c), scales canonical. Grid: `gemmBlocks`
-/// in x, each looping over the 128 x 128 tiles of C `gemmBlocks` apart; z:
+/// in x, each looping over the 256 x 128 tiles of C `gemmBlocks` apart; z:
 /// `gemmSplit`'s splits. Split K, the
 /// arguments are (a, aScales, b, bScales, workspace): split s writes its
 /// f32 partial C to workspace[s][M][N], and the add-splits kernel finishes.
 gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                const GemmConfig &config);
-/// C's 128 x 128 tiles, and the blocks that loop over them: one a tile, at
+/// C's 256 x 128 tiles, and the blocks that loop over them: one a tile, at
 /// most as many as the device keeps resident.
 int64_t gemmTiles(const GemmConfig &config);
 int64_t gemmBlocks(const GemmConfig &config);

@@ -65,13 +65,13 @@ static KernelTarget getSm90Target() {
       return {{getKernel(llvm::formatv("gemm_{0}x{1}x{2}_{3}", config.m,
                                        config.n, config.k, types),
                          sm90::buildGemmKernel),
-               sm90::gemmBlocks(config), sm90::kBlockThreads}};
+               sm90::gemmBlocks(config), sm90::kGemmThreads}};
     // The split GEMM writes f32 partial products whatever C's types.
     return {
         {getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}", config.m,
                                  config.n, config.k, splits),
                    sm90::buildGemmKernel),
-         sm90::gemmBlocks(config), sm90::kBlockThreads, splits},
+         sm90::gemmBlocks(config), sm90::kGemmThreads, splits},
         KernelLaunch{getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}",
                                              splits, config.m, config.n, types),
                                sm90::buildAddSplitsKernel),

@@ -55,7 +55,8 @@ SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
   Value q = kb.div(lane, 8), r = kb.rem(lane, 8);
   Value rowHi = aOrder ? kb.rem(q, 2) : kb.div(q, 2);
   Value kHi = aOrder ? kb.div(q, 2) : kb.rem(q, 2);
-  Value laneRow = t.kContiguous ? kb.add(kb.mul(rowHi, 8), r) : kb.mul(rowHi, 8);
+  Value laneRow =
+      t.kContiguous ? kb.add(kb.mul(rowHi, 8), r) : kb.mul(rowHi, 8);
   Value laneK = t.kContiguous ? kb.mul(kHi, 8) : kb.add(kb.mul(kHi, 8), r);
   Value element = t.offset(kb, kb.add(row, laneRow), kb.add(k, laneK));
 
@@ -74,13 +75,12 @@ SmallVector<Value> sm90::loadFragment(KernelBuilder &kb, const SharedTile &t,
   return regs;
 }
 
-KSplit sm90::splitK(int64_t tiles, int64_t steps) {
-  // Two blocks an SM are resident (256 threads of at most 128 registers):
-  // fill those slots once; a few blocks more would add a whole K range's
-  // time as a tail.
+KSplit sm90::splitK(int64_t tiles, int64_t steps, int64_t resident) {
+  // Fill the `resident` block slots once; a few blocks more would add a
+  // whole K range's time as a tail.
   if (tiles >= kMultiprocessors || steps < 16)
     return {1, steps};
-  int64_t splits = std::min(kResidentBlocks / tiles, steps / 8);
+  int64_t splits = std::min(resident / tiles, steps / 8);
   int64_t stepsPerSplit = (steps + splits - 1) / splits;
   // Rounding the range up can leave the last splits empty: drop them.
   return {(steps + stepsPerSplit - 1) / stepsPerSplit, stepsPerSplit};

@@ -29,9 +29,6 @@ constexpr int64_t kTile = 128;
 
 /// SMs of an H200: a grid smaller than this leaves the device idle.
 constexpr int64_t kMultiprocessors = 132;
-/// The GEMMs' blocks (256 threads of at most 128 registers) resident at
-/// once: two an SM.
-constexpr int64_t kResidentBlocks = 2 * kMultiprocessors;
 
 /// How a GEMM's K steps are divided among blocks: split s (grid z) sums
 /// steps [s * stepsPerSplit, min((s + 1) * stepsPerSplit, steps)).
@@ -45,7 +42,7 @@ struct KSplit {
 /// launch adds the splits in split order: deterministic, but rounded
 /// differently from one sum over K, so a GEMM with enough tiles (or a short
 /// K) stays unsplit.
-KSplit splitK(int64_t tiles, int64_t steps);
+KSplit splitK(int64_t tiles, int64_t steps, int64_t resident);
 
 /// An operand tile in shared memory, bf16: [rows][depth] if K (the depth)
 /// is contiguous, else [depth][rows], lines padded by 8 elements so that

@@ -1,8 +1,8 @@
 // RUN: mxfp4-opt %s --split-input-file --convert-mxfp4-to-nvgpu | FileCheck %s
 
-// A weight gradient (16 tiles of C, K = 32768 tokens): too few tiles for
-// the H200's 132 SMs, so K is split 16 ways (64 K steps, 16 super steps of
-// four, each) along grid z.
+// A weight gradient (8 tiles of 256 x 128 of C, K = 32768 tokens): too
+// few tiles for the H200's 132 SMs (one block an SM), so K is split 16 ways
+// (64 K steps, 16 super steps of four, each) along grid z.
 // The splits' f32 partial products go to a workspace [16][512][512], and a
 // second launch adds them in split order, then the accumulator (bf16,
 // widened), and rounds to bf16.
@@ -13,7 +13,7 @@
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<4194304xf32>
 // CHECK: %[[A_G:.*]] = memref.memory_space_cast %[[A]]
 // CHECK: %[[WS_G:.*]] = memref.memory_space_cast %[[WS]]
-// CHECK: %[[X:.*]] = arith.constant 16 : index
+// CHECK: %[[X:.*]] = arith.constant 8 : index
 // CHECK: %[[Z:.*]] = arith.constant 16 : index
 // CHECK: gpu.launch_func @mxfp4_kernels::@gemm_512x512x32768_split16 blocks in (%[[X]], %{{.*}}, %[[Z]]) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[A_G]] : {{.*}}, %[[WS_G]] : memref<4194304xf32, #gpu.address_space<global>>)
 // CHECK: %[[WS_G2:.*]] = memref.memory_space_cast %[[WS]]
@@ -54,14 +54,15 @@ func.func @wgrad(%a: tensor<512x32768xf4E2M1FN>, %sa: tensor<512x1024xf8E8M0FNU>
 
 // -----
 
-// 44 tiles: 6 splits fill the 264 block slots (two blocks an SM); 43 super
-// steps (172 K steps) a split, the last one 41.
+// 24 tiles: 5 splits fill 120 of the 132 block slots (one block an SM; a
+// sixth would leave 12 blocks to a second round); 52 super steps (208 K
+// steps) a split, the last one 48.
 // CHECK-LABEL: func.func @wgrad_ragged_splits(
-// CHECK: memref.alloc() : memref<4325376xf32>
-// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_1408x512x32768_split6
-// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_6x1408x512_f32
-// CHECK: gpu.func @gemm_1408x512x32768_split6
-// CHECK: arith.muli %{{.*}}, %c43
+// CHECK: memref.alloc() : memref<3604480xf32>
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_1408x512x32768_split5
+// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_5x1408x512_f32
+// CHECK: gpu.func @gemm_1408x512x32768_split5
+// CHECK: arith.muli %{{.*}}, %c52
 // CHECK: arith.minui
 func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408x1024xf8E8M0FNU>, %b: tensor<512x32768xf4E2M1FN>, %sb: tensor<512x1024xf8E8M0FNU>) -> tensor<1408x512xf32> {
   %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<1408x32768xf4E2M1FN>, tensor<1408x1024xf8E8M0FNU>, tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU> -> tensor<1408x512xf32>
@@ -70,21 +71,31 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 
 // -----
 
-// Fprop of the same layer (1024 tiles): one launch that sums all of K in
-// order, as the CPU does (no workspace, no second launch). Two blocks an
-// SM (264) loop over the tiles, carrying the next tile's first super step
-// (four rows' codes, then their words of four steps' scales) into each
+// Fprop of the same layer (512 tiles): one launch that sums all of K in
+// order, as the CPU does (no workspace, no second launch). One block an SM
+// (132) loops over the tiles, carrying the next tile's first super step
+// (three rows' codes, then their words of four steps' scales) into each
 // tile's loop over K's four super steps.
 // CHECK-LABEL: func.func @fprop(
 // CHECK-NOT: memref<{{[0-9]+}}xf32>
-// CHECK: %[[BLOCKS:.*]] = arith.constant 264 : index
+// CHECK: %[[BLOCKS:.*]] = arith.constant 132 : index
 // CHECK: gpu.launch_func @mxfp4_kernels::@gemm_32768x512x512_bf16 blocks in (%[[BLOCKS]], %[[ONE:[^,]*]], %[[ONE]]) threads
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.func @gemm_32768x512x512_bf16
 // CHECK-NOT: gpu.block_id  z
 // CHECK: %[[X:.*]] = gpu.block_id  x
-// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c264 iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, i32, i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %[[X]] to %c512 step %c132 iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, i32, i32, i32)
 // CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c4
+// Whole tiles: the loads are unguarded, the last super step's prefetch
+// clamped to the last one.
+// CHECK-NOT: arith.select
+// CHECK: arith.minui %{{.*}}, %{{.*}} : index
+// C in 16-byte chunks: each quad of lanes transposes its pairs in two
+// exchanges, and a lane stores eight adjacent bf16.
+// CHECK: scf.yield
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16777216xbf16, #gpu.address_space<global>>, vector<8xbf16>
 // CHECK-NOT: add_splits
 func.func @fprop(%a: tensor<32768x512xf4E2M1FN>, %sa: tensor<32768x16xf8E8M0FNU>, %b: tensor<512x512xf4E2M1FN>, %sb: tensor<512x16xf8E8M0FNU>) -> tensor<32768x512xbf16> {
   %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<32768x512xf4E2M1FN>, tensor<32768x16xf8E8M0FNU>, tensor<512x512xf4E2M1FN>, tensor<512x16xf8E8M0FNU> -> tensor<32768x512xbf16>
