@@ -15,7 +15,8 @@ Cases:
   transposition, batches, ragged K): within 1e-5 of the product of the
   bf16-rounded operands;
 - fused causal attention (the composites' FlashAttention kernels, bf16
-  tensor cores) against their f32 decomposition on the CPU: forward (o,
+  tensor cores, heads of 64 and 128) against their f32 decomposition on
+  the CPU: forward (o,
   lse) and backward (dq, dk, dv), within 2e-2 of each result's largest
   magnitude; and an attention-sized step and 40 training steps with them;
 - the micro Llama step (loss_and_grads, train_step) under bf16 and
@@ -296,7 +297,8 @@ step_cases(step, "", wanted("step", [
     ("fp4-all-dht16", "f32", "step"), ("fp4-all-dht16", "bf16", "bf16")]))
 
 # --- Fused attention: the composites of a step whose heads the kernels
-# cover (seq 128, head dim 64, two query heads a KV head), called alone. ----
+# cover (seq 128, head dim 64 and 128, two query heads a KV head), called
+# alone. ---------------------------------------------------------------------
 attn = dict(json.load(open(micro)), name="attn", dim=128, num_heads=2,
             num_kv_heads=1, ffn_dim=192, seq_len=128, batch_size=4)
 attn_config = os.path.join(out, "attn.json")
@@ -304,24 +306,30 @@ json.dump(attn, open(attn_config, "w"))
 subprocess.run([tool, "compile", f"--preset={attn_config}", "-o", f"{out}/attn-step.mlir"],
                check=True)
 attn_step = open(f"{out}/attn-step.mlir").read()
+# Heads of 128 (Llama's): the same with dim 256.
+attn128_config = os.path.join(out, "attn128.json")
+json.dump(dict(attn, name="attn128", dim=256, ffn_dim=384), open(attn128_config, "w"))
+subprocess.run([tool, "compile", f"--preset={attn128_config}", "-o",
+                f"{out}/attn128-step.mlir"], check=True)
+attn128_step = open(f"{out}/attn128-step.mlir").read()
 
 
-def composite_case(kind, inputs):
+def composite_case(kind, inputs, step_text=attn_step, suffix=""):
     """A public @f calling the step's `kind` composite on `inputs`."""
     m = re.search(r"  func\.func private @(" + kind + r"_[0-9x_]+)\((.*?)\) -> \((.*?)\) "
-                  r"attributes.*?\n  \}\n", attn_step, re.S)
+                  r"attributes.*?\n  \}\n", step_text, re.S)
     name, params, results = m.group(1), m.group(2), m.group(3)
     types = re.findall(r"tensor<[0-9x]+xf32>", params)
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
     outs = re.findall(r"tensor<[0-9x]+xf32>", results)
     n = len(outs)
-    aliases = "".join(l + "\n" for l in attn_step.splitlines() if l.startswith("#"))
+    aliases = "".join(l + "\n" for l in step_text.splitlines() if l.startswith("#"))
     mlir = (aliases + f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
             f"  %r:{n} = call @{name}({', '.join(f'%a{i}' for i in range(len(types)))}) : "
             f"({', '.join(types)}) -> ({', '.join(outs)})\n"
             f"  return {', '.join(f'%r#{i}' for i in range(n))} : {', '.join(outs)}\n}}\n"
             + m.group(0))
-    add_case(kind.replace("_", "-"), mlir, "f", inputs, n, "2e-2")
+    add_case(kind.replace("_", "-") + suffix, mlir, "f", inputs, n, "2e-2")
 
 
 if "attention" in groups:
@@ -331,9 +339,17 @@ if "attention" in groups:
     o, lse = (np.load(f"{out}/causal-attention/cpu{i}.npy") for i in range(2))
     composite_case("causal_attention_backward",
                    [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)])
+    q = rng.standard_normal((4, 256, 128)).astype(np.float32)
+    k, v = (rng.standard_normal((4, 128, 128)).astype(np.float32) for _ in range(2))
+    composite_case("causal_attention", [q, k, v], attn128_step, "-d128")
+    o, lse = (np.load(f"{out}/causal-attention-d128/cpu{i}.npy") for i in range(2))
+    composite_case("causal_attention_backward",
+                   [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)],
+                   attn128_step, "-d128")
     # The step with fused attention, against the CPU's f32.
     step_cases(attn_step, "-attn", [("bf16", "bf16", "bf16")])
 os.remove(f"{out}/attn-step.mlir")
+os.remove(f"{out}/attn128-step.mlir")
 
 # --- Training on the GPU: the CPU trainer's run (same seed, weights and
 # batches, exported by `train --export-gpu-run`) against the CUDA runtime's

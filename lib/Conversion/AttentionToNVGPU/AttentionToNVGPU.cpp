@@ -60,10 +60,9 @@ static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
       q[1] % k[1] || *plainShape(call.getOperand(2)) != k)
     return std::nullopt;
   sm90::AttentionShape shape{q[0], q[1] / k[1], k[1], k[2]};
-  if (backward &&
-      (*plainShape(call.getOperand(3)) != q ||
-       *plainShape(call.getOperand(4)) != q.drop_back() ||
-       *plainShape(call.getOperand(5)) != q))
+  if (backward && (*plainShape(call.getOperand(3)) != q ||
+                   *plainShape(call.getOperand(4)) != q.drop_back() ||
+                   *plainShape(call.getOperand(5)) != q))
     return std::nullopt;
   if (!sm90::isSupported(shape))
     return std::nullopt;
@@ -112,7 +111,8 @@ struct ConvertAttentionToNVGPUPass
       call.erase();
     }
     for (func::FuncOp callee : composites)
-      if (callee.isPrivate() && SymbolTable::symbolKnownUseEmpty(callee, module))
+      if (callee.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(callee, module))
         callee.erase();
   }
 };

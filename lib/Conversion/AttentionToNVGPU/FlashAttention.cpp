@@ -20,7 +20,15 @@
 //   recomputes P = exp(s - lse) and accumulates dq = dS k over the keys; a
 //   key kernel that, per 64 keys, walks every query row that sees them (all
 //   stacked GQA groups) and accumulates dv = P^T dO and dk = dS^T q.
-//   dS = P * (dP - delta) / sqrt(d).
+//   dS = P * (dP - delta) / sqrt(d). Above head dim 64 the key kernel's
+//   registers (both accumulators and both operands' fragments) would not
+//   fit: there one key kernel accumulates dv and another, recomputing P,
+//   dk.
+//
+// A tile whose rows become A fragments in registers (q, dO; k, v in the
+// key kernels) is staged in a buffer that the loop then reuses for the
+// tiles it walks: two 64-row tiles of shared memory a kernel, 34 KiB at
+// head dim 128, within the 48 KiB of static shared memory.
 //
 // Row r of q is query position r mod seq; a block's 64 rows lie in one
 // group since seq is a multiple of 64.
@@ -63,6 +71,7 @@ public:
   void rowDot(Value o, Value dO, Value delta);
   void backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                        Value delta, Value dq);
+  /// dk and dv, or one of them (the other null).
   void backwardKeys(Value q, Value k, Value v, Value lse, Value dO, Value delta,
                     Value dk, Value dv);
 
@@ -293,9 +302,10 @@ void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
 
 void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open(queryRows() / kRows, 3, 0);
+  gpu::LaunchOp launch = open(queryRows() / kRows, 2, 0);
   auto shared = launch.getWorkgroupAttributions();
-  Value qTile = shared[0], kTile = shared[1], vTile = shared[2];
+  // q is staged in k's buffer: the loop's first barrier follows its reads.
+  Value qTile = shared[0], kTile = shared[0], vTile = shared[1];
   Value row0 = kb.mul(launch.getBlockIds().x, kRows);
   Value pos0 = kb.rem(row0, s.seq);
   loadTile(q, row0, qTile);
@@ -409,10 +419,11 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
 void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                               Value delta, Value dq) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open(queryRows() / kRows, 4, 0);
+  gpu::LaunchOp launch = open(queryRows() / kRows, 2, 0);
   auto shared = launch.getWorkgroupAttributions();
-  Value qTile = shared[0], dOTile = shared[1], kTile = shared[2],
-        vTile = shared[3];
+  // q and dO are staged in k's and v's buffers (see forward).
+  Value qTile = shared[0], dOTile = shared[1], kTile = shared[0],
+        vTile = shared[1];
   Value row0 = kb.mul(launch.getBlockIds().x, kRows);
   Value pos0 = kb.rem(row0, s.seq);
   loadTile(q, row0, qTile);
@@ -461,16 +472,22 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
 void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
                            Value delta, Value dk, Value dv) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open(s.seq / kRows, 4, 2);
+  bool wantDv = static_cast<bool>(dv), wantDk = static_cast<bool>(dk);
+  gpu::LaunchOp launch = open(s.seq / kRows, 2, wantDk ? 2 : 1);
   auto shared = launch.getWorkgroupAttributions();
-  Value kTile = shared[0], vTile = shared[1], qTile = shared[2],
-        dOTile = shared[3], lseShared = shared[4], deltaShared = shared[5];
+  // k and v are staged in q's and dO's buffers (see forward).
+  Value kTile = shared[0], vTile = shared[1], qTile = shared[0],
+        dOTile = shared[1], lseShared = shared[2],
+        deltaShared = wantDk ? Value(shared[3]) : Value();
   Value block = launch.getBlockIds().x;
   Value key0 = kb.mul(block, kRows);
   loadTile(k, key0, kTile);
-  loadTile(v, key0, vTile);
+  if (wantDk)
+    loadTile(v, key0, vTile);
   gpu::BarrierOp::create(b, loc);
-  Fragments kFrags = aFragments(kTile), vFrags = aFragments(vTile);
+  Fragments kFrags = aFragments(kTile), vFrags;
+  if (wantDk)
+    vFrags = aFragments(vTile);
   Value warpKey = kb.add(key0, kb.add(kb.mul(warp, kWarpRows), g));
   std::array<Value, 2> keyPos = {warpKey, kb.add(warpKey, 8)};
 
@@ -480,7 +497,9 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
   Value visibleBlocks =
       arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
   Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
-  SmallVector<Value> inits = zeroAccumulators(2 * (s.headDim / 8));
+  int64_t accs = s.headDim / 8;
+  SmallVector<Value> inits =
+      zeroAccumulators((wantDv ? accs : 0) + (wantDk ? accs : 0));
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), steps, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
@@ -495,7 +514,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     loadTile(q, row0, qTile);
     loadTile(dO, row0, dOTile);
     loadVector(lse, row0, lseShared);
-    loadVector(delta, row0, deltaShared);
+    if (wantDk)
+      loadVector(delta, row0, deltaShared);
     gpu::BarrierOp::create(b, loc);
     // Transposed probabilities: rows are keys, columns query rows.
     SmallVector<Value> probsT = productT(kFrags, qTile);
@@ -507,30 +527,35 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
       return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
     });
     SmallVector<Value> acc(loop.getRegionIterArgs());
-    SmallVector<Value> dvAcc(acc.begin(), acc.begin() + s.headDim / 8);
-    SmallVector<Value> dkAcc(acc.begin() + s.headDim / 8, acc.end());
-    accumulate(probsT, dOTile, dvAcc);
-    SmallVector<Value> dST = productT(vFrags, dOTile);
-    mapElements(dST, [&](Value x, Value, Value col, int64_t) {
-      Value rowDelta = memref::LoadOp::create(b, loc, deltaShared, col);
-      return sub(x, rowDelta);
-    });
-    scoreGradients(dST, probsT);
-    accumulate(dST, qTile, dkAcc);
-    SmallVector<Value> next(dvAcc);
-    next.append(dkAcc);
+    SmallVector<Value> next;
+    if (wantDv) {
+      SmallVector<Value> dvAcc(acc.begin(), acc.begin() + accs);
+      accumulate(probsT, dOTile, dvAcc);
+      next.append(dvAcc);
+    }
+    if (wantDk) {
+      SmallVector<Value> dkAcc(acc.end() - accs, acc.end());
+      SmallVector<Value> dST = productT(vFrags, dOTile);
+      mapElements(dST, [&](Value x, Value, Value col, int64_t) {
+        Value rowDelta = memref::LoadOp::create(b, loc, deltaShared, col);
+        return sub(x, rowDelta);
+      });
+      scoreGradients(dST, probsT);
+      accumulate(dST, qTile, dkAcc);
+      next.append(dkAcc);
+    }
     scf::YieldOp::create(b, loc, next);
   }
   auto results = loop.getResults();
-  storeRows(SmallVector<Value>(results.take_front(s.headDim / 8)), dv, key0,
-            {});
-  storeRows(SmallVector<Value>(results.drop_front(s.headDim / 8)), dk, key0,
-            {});
+  if (wantDv)
+    storeRows(SmallVector<Value>(results.take_front(accs)), dv, key0, {});
+  if (wantDk)
+    storeRows(SmallVector<Value>(results.take_back(accs)), dk, key0, {});
 }
 
 bool sm90::isSupported(const AttentionShape &shape) {
   return shape.seq % kRows == 0 && shape.groups * shape.seq % kThreads == 0 &&
-         shape.headDim % 16 == 0 && shape.headDim <= 64 && shape.groups >= 1 &&
+         shape.headDim % 16 == 0 && shape.headDim <= 128 && shape.groups >= 1 &&
          shape.heads >= 1;
 }
 
@@ -550,5 +575,10 @@ void sm90::emitAttentionBackward(OpBuilder &b, Location loc,
   Emitter emitter(b, loc, shape);
   emitter.rowDot(o, dO, delta);
   emitter.backwardQueries(q, k, v, lse, dO, delta, dq);
-  emitter.backwardKeys(q, k, v, lse, dO, delta, dk, dv);
+  if (shape.headDim <= 64) {
+    emitter.backwardKeys(q, k, v, lse, dO, delta, dk, dv);
+  } else {
+    emitter.backwardKeys(q, k, v, lse, dO, delta, Value(), dv);
+    emitter.backwardKeys(q, k, v, lse, dO, delta, dk, Value());
+  }
 }

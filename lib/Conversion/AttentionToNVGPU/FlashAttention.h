@@ -26,8 +26,8 @@ struct AttentionShape {
 };
 
 /// True if the kernels cover `shape`: seq a multiple of 64, groups * seq
-/// of 128, headDim a multiple of 16 up to 64 (larger heads need fewer rows
-/// a warp to keep the backward's accumulators in registers).
+/// of 128, headDim a multiple of 16 up to 128 (larger heads would need
+/// fewer rows a warp to keep the accumulators in registers).
 bool isSupported(const AttentionShape &shape);
 
 /// Launches computing o [heads, groups * seq, headDim] and lse [heads,

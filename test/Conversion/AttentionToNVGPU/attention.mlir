@@ -2,14 +2,15 @@
 
 // The forward composite (two query heads a KV head, seq 256, head dim 64):
 // one launch of 8 blocks of 64 query rows for each of the 4 KV heads, with
-// q, k and v tiles (64 x (64 + 8) bf16) in shared memory; keys in steps of
+// two tiles (64 x (64 + 8) bf16) in shared memory: k's (where q is staged
+// before the loop) and v's; keys in steps of
 // 64 with the online softmax; o and the log-sum-exp written. The composite
 // (here with a stand-in body) goes once no call is left.
 // CHECK-LABEL: func.func @forward
 // CHECK-DAG: %[[O:.*]] = memref.alloc() : memref<4x512x64xf32>
 // CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<4x512xf32>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c4, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
-// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) {
 // CHECK: vector.load %{{.*}} : memref<4x512x64xf32>, vector<8xf32>
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: scf.for
@@ -40,9 +41,10 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 
 // The backward composite: delta = rowsum(dO * o) (8 threads a row, 16 rows
 // a block, added up with shuffles), the
-// query kernel (dq; q, dO, k, v tiles) and the key kernel (dk, dv; 4 blocks
-// of 64 keys, walking the query rows of both groups, with their lse and
-// delta in shared memory). No atomics: every output element has one writer.
+// query kernel (dq; q and dO staged in the buffers of k and v) and the key
+// kernel (dk, dv; 4 blocks of 64 keys, k and v staged in the buffers of q
+// and dO, walking the query rows of both groups, with their lse and delta
+// in shared memory). No atomics: every output element has one writer.
 // CHECK-LABEL: func.func @backward
 // CHECK-DAG: %[[DQ:.*]] = memref.alloc() : memref<4x512x64xf32>
 // CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<4x256x64xf32>
@@ -53,13 +55,13 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 // CHECK: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[DELTA]]
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c4, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) {
 // CHECK: memref.load %[[DELTA]]
 // CHECK: scf.for
 // CHECK: math.exp
 // CHECK: vector.store %{{.*}}, %[[DQ]]
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c4, %{{.*}} = %c1)
-// CHECK-SAME: %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for
 // CHECK: memref.load %[[DELTA]]
 // CHECK: math.exp
@@ -79,18 +81,60 @@ func.func private @attn_grad(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>,
 
 // -----
 
-// Heads of 128 are not covered (the backward's accumulators would not fit
-// in registers at 16 rows a warp): the call stays for the inliner, and so
+// Heads of 128: two tiles of 64 x (128 + 8) bf16 (34 KiB) a kernel; the
+// backward's key kernel is two, one accumulating dv and one, recomputing
+// the probabilities, dk (both accumulators and both operands' fragments
+// would not fit in registers together).
+// CHECK-LABEL: func.func @heads_128
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>) {
+// CHECK: return
+// CHECK-LABEL: func.func @heads_128_backward
+// CHECK: memref.alloc() : memref<2x128x128xf32>
+// CHECK: %[[DK:.*]] = memref.alloc() : memref<2x128x128xf32>
+// CHECK: %[[DV:.*]] = memref.alloc() : memref<2x128x128xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK-SAME: %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>) {
+// CHECK-NOT: vector.store %{{.*}}, %[[DK]]
+// CHECK: vector.store %{{.*}}, %[[DV]]
+// CHECK: gpu.launch
+// CHECK-SAME: %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>) {
+// CHECK-NOT: vector.store %{{.*}}, %[[DV]]
+// CHECK: vector.store %{{.*}}, %[[DK]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @heads_128(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) {
+  %o, %lse = call @attn_128(%q, %k, %v) : (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>)
+  return %o, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+}
+func.func private @attn_128(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<2x128xf32>
+  return %q, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+}
+func.func @heads_128_backward(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>, %o: memref<2x128x128xf32>, %lse: memref<2x128xf32>, %do: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) {
+  %dq, %dk, %dv = call @attn_128_grad(%q, %k, %v, %o, %lse, %do) : (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128xf32>, memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>)
+  return %dq, %dk, %dv : memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>
+}
+func.func private @attn_128_grad(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>, %o: memref<2x128x128xf32>, %lse: memref<2x128xf32>, %do: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  return %q, %k, %v : memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>
+}
+
+// -----
+
+// Heads of 256 are not covered (the accumulators would not fit in
+// registers at 16 rows a warp): the call stays for the inliner, and so
 // does its composite.
 // CHECK-LABEL: func.func @wide_heads
 // CHECK: call @attn_wide
 // CHECK-NOT: gpu.launch
 // CHECK: func.func private @attn_wide
-func.func @wide_heads(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) {
-  %o, %lse = call @attn_wide(%q, %k, %v) : (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>)
-  return %o, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+func.func @wide_heads(%q: memref<2x128x256xf32>, %k: memref<2x128x256xf32>, %v: memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>) {
+  %o, %lse = call @attn_wide(%q, %k, %v) : (memref<2x128x256xf32>, memref<2x128x256xf32>, memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>)
+  return %o, %lse : memref<2x128x256xf32>, memref<2x128xf32>
 }
-func.func private @attn_wide(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+func.func private @attn_wide(%q: memref<2x128x256xf32>, %k: memref<2x128x256xf32>, %v: memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
   %lse = memref.alloc() : memref<2x128xf32>
-  return %q, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+  return %q, %lse : memref<2x128x256xf32>, memref<2x128xf32>
 }
