@@ -554,17 +554,23 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
   Value batch = kb.div(element, c.m * c.n);
   SmallVector<Value> at = indices(c.c, batch, row, col);
   auto pairType = VectorType::get({2}, b.getF32Type());
+  // A pair starts at an even element: one 8-byte access where C's layout
+  // keeps pairs aligned (the workspace's always does), not two.
+  llvm::MaybeAlign pairAlign(pairsAligned(c.c.memref) ? 8 : 4);
   Value sum = c.overwrite
                   ? arith::ConstantOp::create(b, loc, b.getZeroAttr(pairType))
                         .getResult()
-                  : vector::LoadOp::create(b, loc, pairType, c.c.memref, at)
+                  : vector::LoadOp::create(b, loc, pairType, c.c.memref, at,
+                                           /*nontemporal=*/false, pairAlign)
                         .getResult();
   for (int64_t s = 0; s < splits; ++s)
     sum = arith::AddFOp::create(
         b, loc, sum,
         vector::LoadOp::create(b, loc, pairType, workspace,
-                               ValueRange{kb.idx(s), batch, row, col}));
-  vector::StoreOp::create(b, loc, sum, c.c.memref, at);
+                               ValueRange{kb.idx(s), batch, row, col},
+                               /*nontemporal=*/false, llvm::MaybeAlign(8)));
+  vector::StoreOp::create(b, loc, sum, c.c.memref, at, /*nontemporal=*/false,
+                          pairAlign);
 }
 
 namespace {

@@ -64,14 +64,14 @@ func.func @odd(%a: memref<64x64xf32>, %b: memref<64x17xf32>, %c: memref<64x17xf3
 
 // A weight gradient (small output, K = tokens): too few tiles to fill the
 // device, so K is split; the splits' partial sums go to a workspace and a
-// second launch adds them to the output in order.
+// second launch adds them to the output in order, a pair an 8-byte access.
 // CHECK-LABEL: func.func @wgrad
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<32x1x256x256xf32>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[SPLIT:[^)]*]]) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c32)
 // CHECK: vector.store %{{.*}}, %[[WS]][%[[SPLIT]], %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x1x256x256xf32>, vector<2xf32>
 // CHECK: gpu.launch
-// CHECK-COUNT-32: vector.load %[[WS]]
-// CHECK: vector.store %{{.*}}, %{{.*}} : memref<256x256xf32>, vector<2xf32>
+// CHECK-COUNT-32: vector.load %[[WS]][%{{.*}}] {alignment = 8 : i64}
+// CHECK: vector.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
 func.func @wgrad(%dy: memref<8192x256xf32>, %x: memref<8192x256xf32>, %dw: memref<256x256xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%dy, %x : memref<8192x256xf32>, memref<8192x256xf32>) outs(%dw : memref<256x256xf32>)
