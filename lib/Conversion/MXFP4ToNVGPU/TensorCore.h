@@ -24,7 +24,8 @@ namespace mlir::mxfp4::sm90 {
 using kernels::KernelBuilder;
 
 constexpr int64_t kBlockThreads = 256;
-/// The GEMMs' block tiles are kTile x kTile.
+/// The bf16 GEMMs' block tiles are kTile x kTile; the MXFP4 GEMM's are
+/// (64 x kGemmWarpgroups) x kTile (Kernels.h).
 constexpr int64_t kTile = 128;
 
 /// SMs of an H200: a grid smaller than this leaves the device idle.
