@@ -114,7 +114,7 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
 namespace {
 
 /// This thread's rows of one super step (four K steps, 128 of K), in the
-/// order A row r0, A row r1, B row r0, B row r1: the 16 bytes of codes of
+/// order A row r0, A row r0 + 8, B row: the 16 bytes of codes of
 /// block 4 * s + lane % 4 (vector<4xi32>) and its scale as loaded (the byte
 /// as i32, or with word scales the row's word of the super step, i32),
 /// then, after `toScalePairs`, as a pair of bf16.
@@ -451,7 +451,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   laneWord = kb.mul(laneBlock, 2);
   scaleShift =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), kb.mul(laneBlock, 8));
-  // Warp w holds rows 16 w + g and 16 w + g + 8 (g = lane / 4) of A and B:
+  // Warp w holds rows 16 w + g and 16 w + g + 8 (g = lane / 4) of A:
   // wgmma's A fragment rows for warp w % 4 of warpgroup w / 4.
   Value warp = kb.div(tid, 32);
   rows[0] = kb.add(kb.mul(warp, 16), kb.div(lane, 4));
@@ -523,14 +523,16 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     // stage 0 and B's after stage 1, as the current one's words die:
     // a thread has 128 registers.
     SuperStep next;
+    // Whole tiles: the last super step's prefetch reloads itself.
+    Value nextStep =
+        guarded ? kb.add(s, 1)
+                : kb.min(kb.add(s, 1),
+                         arith::SubIOp::create(b, loc, last, kb.idx(1)));
     for (int64_t j = 0; j < 4; ++j) {
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
                                                  kb.idx(j % 2), accumulators);
       if (j < 2)
-        load(guarded ? kb.add(s, 1)
-                     : kb.min(kb.add(s, 1),
-                              arith::SubIOp::create(b, loc, last, kb.idx(1))),
-             2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
+        load(nextStep, 2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
       // The last super step expands past its range: harmless.
       if (j == 3)
         toScalePairs(next);
