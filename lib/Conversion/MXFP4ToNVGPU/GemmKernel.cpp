@@ -93,6 +93,8 @@ static constexpr int64_t kSuperStepK = 4 * kWgStepK;
 static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
 /// The rows a thread loads and expands: two of A, then one of B.
 static constexpr int64_t kRowsPerThread = 3;
+/// Buffers of B in shared memory: one per stage of a super step.
+static constexpr int64_t kBStages = 4;
 /// Blocks resident on an SM (the register file holds one block of 512
 /// threads of 128 registers).
 static constexpr int64_t kBlocksPerSM = 1;
@@ -499,10 +501,12 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   setTile(tile);
   SuperStep firstStep = unflatten(tileLoop.getRegionIterArgs());
   toScalePairs(firstStep);
-  // Two stages of B: stage j of a super step (its words j) multiplies from
-  // buffer j % 2 while the threads expand the next words into the other;
-  // A's next fragments are expanded once the MMAs reading this stage's
-  // are done.
+  // Four buffers of B, one a stage of the super step. Stage j issues its
+  // MMAs and waits only for the previous stage's, whose A registers the
+  // next A fragments reuse; the next stage's B goes to the buffer that
+  // stage j - 3 read, which every warpgroup waited for before an earlier
+  // barrier. The tensor cores thus get stage j + 1's MMAs while stage j's
+  // may still run.
   expandB(firstStep, 0, 0);
   SmallVector<Value> aRegs = expandA(firstStep, 0);
   fenceSharedForMma(kb);
@@ -519,28 +523,28 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     Value accumulators = carried[0];
     SuperStep current = unflatten(carried.drop_front());
     SmallVector<Value> a(carried.drop_front(1 + 2 * kRowsPerThread));
-    // The next super step's loads go out in two halves, A's rows after
-    // stage 0 and B's after stage 1, as the current one's words die:
-    // a thread has 128 registers.
+    // The next super step's loads go out in two halves, A's rows in stage 0
+    // and B's in stage 1, as the current one's words die: a thread has 128
+    // registers.
     SuperStep next;
     // Whole tiles: the last super step's prefetch reloads itself.
     Value nextStep =
         guarded ? kb.add(s, 1)
                 : kb.min(kb.add(s, 1),
                          arith::SubIOp::create(b, loc, last, kb.idx(1)));
-    for (int64_t j = 0; j < 4; ++j) {
+    for (int64_t j = 0; j < kBStages; ++j) {
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
-                                                 kb.idx(j % 2), accumulators);
+                                                 kb.idx(j), accumulators);
+      waitWarpgroupMmas(kb, /*pending=*/1);
       if (j < 2)
         load(nextStep, 2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
       // The last super step expands past its range: harmless.
       if (j == 3)
         toScalePairs(next);
       const SuperStep &source = j < 3 ? current : next;
-      expandB(source, (j + 1) % 4, (j + 1) % 2);
-      fenceSharedForMma(kb);
-      waitWarpgroupMmas(kb);
+      expandB(source, (j + 1) % 4, (j + 1) % kBStages);
       a = expandA(source, (j + 1) % 4);
+      fenceSharedForMma(kb);
       gpu::BarrierOp::create(b, loc);
     }
     SmallVector<Value> yields = {accumulators};
@@ -548,6 +552,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     yields.append(a);
     scf::YieldOp::create(b, loc, yields);
   }
+  // The epilogue reads the accumulators.
+  waitWarpgroupMmas(kb);
   Value nextTile = kb.add(tile, gemmBlocks(c));
   setTile(guarded ? nextTile : kb.min(nextTile, kb.idx(gemmTiles(c) - 1)));
   SmallVector<Value> nextLoads = flatten(load(first));
@@ -575,7 +581,7 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
     args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
   }
   SmallVector<Type> shared = {workgroupBuffer(
-      ctx, CoreMatrixTile::elements(kTile, 2), b.getBF16Type())};
+      ctx, CoreMatrixTile::elements(kTile, kBStages), b.getBF16Type())};
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kGemmThreads);
   // One block an SM: ptxas keeps to 128 registers a thread.

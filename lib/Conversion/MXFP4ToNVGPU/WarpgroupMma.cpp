@@ -161,9 +161,10 @@ Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
   return acc;
 }
 
-void sm90::waitWarpgroupMmas(KernelBuilder &kb) {
+void sm90::waitWarpgroupMmas(KernelBuilder &kb, int64_t pending) {
   OpBuilder &b = kb.builder();
-  NVVM::WgmmaWaitGroupSyncOp::create(b, kb.location(), b.getI64IntegerAttr(0));
+  NVVM::WgmmaWaitGroupSyncOp::create(b, kb.location(),
+                                     b.getI64IntegerAttr(pending));
 }
 
 void sm90::fenceSharedForMma(KernelBuilder &kb) {

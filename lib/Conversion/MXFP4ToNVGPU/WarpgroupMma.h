@@ -87,8 +87,9 @@ Value issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
                                   const CoreMatrixTile &b, Value bRow,
                                   int64_t n, Value stage, Value acc);
 
-/// Waits until every committed MMA of this warpgroup has completed.
-void waitWarpgroupMmas(KernelBuilder &kb);
+/// Waits until at most `pending` of this warpgroup's committed MMA groups
+/// (the latest) are still running.
+void waitWarpgroupMmas(KernelBuilder &kb, int64_t pending = 0);
 
 /// Makes this thread's stores to shared memory visible to later wgmmas (the
 /// async proxy); a barrier must follow.

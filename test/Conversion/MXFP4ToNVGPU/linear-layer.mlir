@@ -40,13 +40,14 @@
 // scales. It expands them a word at a time
 // (per code pair a mask, a multiply that spreads both codes, a mask, two
 // bf16x2 multiplies: by 2^126, then by the scale): A's into the registers
-// of its warpgroup's A fragments, B's into two core-matrix stages of B, a
+// of its warpgroup's A fragments, B's into four core-matrix stages of B, a
 // pair a store. wgmma (A from registers, inline PTX) multiplies one stage
-// while the threads expand the next, four stages a super step; the next
+// while the threads expand the next, four stages a super step, each waiting
+// only for the previous stage's MMAs (`wait.group 1`); the next
 // super step's rows are loaded in two halves (A's, then B's) during the
 // first two.
 // CHECK: gpu.func @gemm_128x64x128_f32
-// CHECK-SAME: workgroup(%[[BTILE:.*]] : memref<10752xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BTILE:.*]] : memref<21504xbf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32
 // CHECK: %[[AVALUES:.*]] = memref.view %{{.*}} : memref<8192xi8, #gpu.address_space<global>> to memref<2048xi32, #gpu.address_space<global>>
 // CHECK: %[[ASCALES:.*]] = memref.view %{{.*}} : memref<512xi8, #gpu.address_space<global>> to memref<128xi32, #gpu.address_space<global>>
@@ -63,20 +64,21 @@
 // CHECK: arith.andi %[[SPREAD]], %c-2118090304_i32 : i32
 // CHECK: %[[PAIR:.*]] = arith.mulf %{{.*}}, %[[TWO126]] : vector<2xbf16>
 // CHECK: arith.mulf %[[PAIR]], %[[SCALE]] : vector<2xbf16>
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[BTILE]][%{{.*}}] {alignment = 4 : i64} : memref<10752xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[BTILE]][%{{.*}}] {alignment = 4 : i64} : memref<21504xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.fence.proxy
 // CHECK: gpu.barrier
 // CHECK: scf.for
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;{{.*}}", "=f,{{.*}},0,1,{{.*}},63,r,r,r,r,l"
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-COUNT-2: vector.load %[[AVALUES]]
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[BTILE]]
-// CHECK: nvvm.fence.proxy
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: arith.mulf
-// CHECK: gpu.barrier
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-2: llvm.inline_asm
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: vector.load %[[BVALUES]]
 // CHECK: gpu.barrier
 // CHECK-COUNT-2: llvm.inline_asm
@@ -86,6 +88,7 @@
 // CHECK-NOT: vector.load
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // C's adjacent columns as one aligned 8-byte store each (not two).
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<global>>, vector<2xf32>
 func.func @fprop(%x: tensor<128x128xf32>, %w: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<128x128xf4E2M1FN>) {
