@@ -185,19 +185,27 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   }
 
   auto vecType = [&](Type t) { return VectorType::get({32}, t); };
-  auto prepare = [&](Value v, const QuantizeJob &job, const Outputs &out) {
+  // Rotates `v` for `job`. Where `fold` allows and the normalization is a
+  // power of two, leaves it out and returns its exponent, for the
+  // quantization to fold into its scaling.
+  auto prepare = [&](Value v, const QuantizeJob &job, const Outputs &out,
+                     bool fold) -> std::pair<Value, int64_t> {
     const RotationConfig &rot = job.rotation;
     if (!rot.size)
-      return v;
+      return {v, 0};
     Value signs;
     if (rot.kind != HadamardKind::deterministic)
       signs = buildRotationSigns(b, loc, rot.size, 32, out.seed, out.step);
-    v = rotateTiles(b, loc, v, rot.size, signs, rot.inverse);
-    // The hadamard's result is bf16: round as it would. A NaN may become an
-    // infinity here, which quantizes the same (a NaN block).
+    // The hadamard's result is bf16: round as it would, after the
+    // normalization. A NaN may become an infinity here, which quantizes the
+    // same (a NaN block).
+    std::optional<int64_t> exponent = normalizationExponent(rot.size);
+    fold = fold && exponent && !rot.roundToBF16;
+    v = rotateTiles(b, loc, v, rot.size, signs, rot.inverse, {},
+                    /*normalize=*/!fold);
     if (rot.roundToBF16)
       v = num::roundToBF16InF32(b, loc, v);
-    return v;
+    return {v, fold ? *exponent : 0};
   };
   // Gathered outputs: phase p's codes at byte p * kGatherPhase + 16 * slot,
   // its scales at p * kGatherPhase + kGatherScales + slot; a block's slot is
@@ -229,13 +237,14 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       words = num::stochasticRoundingWords(b, loc, linear, out.roundingSeed,
                                            out.counter);
     }
-    Value block = prepare(v, job, out);
+    bool convert = c.convert && !words;
+    auto [block, exponent] = prepare(v, job, out, /*fold=*/!convert);
     Value packed, byte;
-    if (c.convert && !words) {
+    if (convert) {
       std::tie(packed, byte) = c.convert(b, loc, block, job.rule);
     } else {
       std::tie(packed, byte) =
-          num::quantizeBlockPacked(b, loc, block, job.rule, words);
+          num::quantizeBlockPacked(b, loc, block, job.rule, words, exponent);
     }
     Value byte8 = arith::TruncIOp::create(b, loc, i8, byte);
     if (gathered) {

@@ -8,11 +8,14 @@
 #include "Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -204,17 +207,19 @@ static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
   // The grid's spacing is 2^(e-1) in the binade [2^e, 2^(e+1)), e >= 0, and
   // 0.5 below 1: adding M = 2^(e+22), whose ulp is that spacing, rounds to
   // the grid with ties to even in one IEEE addition, and subtracting M
-  // again is exact. (Not one fused multiply-add on the value times 2^-126:
-  // vector.fma becomes llvm.fmuladd, which a target may split, and the
-  // split product would round in the subnormal range.)
-  Value binade = arith::AndIOp::create(
+  // again is exact. M is the binade times 2^22, an exact product, so a
+  // fused multiply-add gives the addition's bits whether or not the target
+  // fuses it, with no multiply of its own. (Not one fused multiply-add on
+  // the value times 2^-126: a split product would round in the subnormal
+  // range.)
+  Value binade = fromBits(
       b, loc,
-      arith::MaxSIOp::create(b, loc, bitsOf(b, loc, clamped), c(0x3F800000)),
-      c(0x7F800000));
-  Value magic =
-      arith::MulFOp::create(b, loc, fromBits(b, loc, binade), cf(0x1p22f));
-  Value rounded = arith::SubFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, clamped, magic), magic);
+      arith::AndIOp::create(b, loc,
+                            arith::MaxSIOp::create(
+                                b, loc, bitsOf(b, loc, clamped), c(0x3F800000)),
+                            c(0x7F800000)));
+  Value sum = vector::FMAOp::create(b, loc, binade, cf(0x1p22f), clamped);
+  Value rounded = vector::FMAOp::create(b, loc, binade, cf(-0x1p22f), sum);
   // The grid value times 2^-126 is exact (0.5 becomes the subnormal 2^-127)
   // and its encoding is the code shifted left by 22.
   return bitsOf(b, loc, arith::MulFOp::create(b, loc, rounded, cf(0x1p-126f)));
@@ -271,10 +276,11 @@ struct RoundedBlock {
 };
 } // namespace
 
-/// `floatRounding` picks the floating-point form of ties to even.
+/// `floatRounding` picks the floating-point form of ties to even. The block
+/// is `block` times 2^`blockExponent`.
 static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
-                               ScaleRule rule, Value random,
-                               bool floatRounding) {
+                               ScaleRule rule, Value random, bool floatRounding,
+                               int64_t blockExponent) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   Type i32 = b.getI32Type();
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
@@ -285,24 +291,64 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
   // and NaN above every finite value.
   Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
                                            magnitudeBits);
+  // Rounding is monotonic: the largest scaled magnitude is the largest
+  // magnitude scaled (a NaN stays a NaN).
+  auto scaleBy = [&](Value v, int64_t exponent) {
+    return arith::MulFOp::create(
+        b, loc, v,
+        constantF32(b, loc, v.getType(), std::ldexp(1.0f, exponent)));
+  };
+  if (blockExponent)
+    amax = bitsOf(b, loc, scaleBy(fromBits(b, loc, amax), blockExponent));
   Value byte = scaleByte(b, loc, amax, rule);
   // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
-  Value inverseScale =
-      fromBits(b, loc,
-               arith::ShLIOp::create(
-                   b, loc, arith::SubIOp::create(b, loc, c(254), byte), c(23)));
+  auto powerOfTwo = [&](int64_t exponent) {
+    return fromBits(b, loc,
+                    arith::ShLIOp::create(
+                        b, loc,
+                        arith::SubIOp::create(b, loc, c(254 + exponent), byte),
+                        c(23)));
+  };
   // |x| * 2^-s is |x * 2^-s|: scale the magnitudes.
-  Value absA = arith::MulFOp::create(
-      b, loc, fromBits(b, loc, magnitudeBits),
-      vector::BroadcastOp::create(b, loc, block.getType(), inverseScale));
-  Value magnitudes =
-      random ? arith::ShLIOp::create(
-                   b, loc, roundStochastic(b, loc, absA, random), cv(22))
-      : floatRounding ? roundNearestEvenShifted(b, loc, absA)
-                      : roundNearestEvenShiftedInt(b, loc, absA);
+  Value absX = fromBits(b, loc, magnitudeBits);
+  auto scaled = [&](Value values, int64_t exponent) -> Value {
+    return arith::MulFOp::create(
+        b, loc, values,
+        vector::BroadcastOp::create(b, loc, block.getType(),
+                                    powerOfTwo(exponent)));
+  };
+  Value absA;
+  if (!blockExponent) {
+    absA = scaled(absX, 0);
+  } else {
+    // One multiplication by 2^(blockExponent - s) instead of the two: the
+    // same bits wherever |x| * 2^blockExponent is exact. It is inexact only
+    // below 2^-126, and such elements scale to below 2^-31 (code 0 both
+    // ways, stochastic rounding included) where the scale byte is at least
+    // 32; 2^(blockExponent - s) must also be a normal f32. Other blocks
+    // take the two multiplications.
+    Value fast = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, byte, c(32)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, byte,
+                              c(253 + blockExponent)));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{block.getType()}, fast,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, scaled(absX, blockExponent));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, scaled(scaleBy(absX, blockExponent), 0));
+    absA = ifOp.getResult(0);
+  }
+  Value codes = random
+                    ? arith::ShLIOp::create(
+                          b, loc, roundStochastic(b, loc, absA, random), cv(22))
+                : floatRounding ? roundNearestEvenShifted(b, loc, absA)
+                                : roundNearestEvenShiftedInt(b, loc, absA);
   Value nanBlock =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
-  return {bits, magnitudes, byte, nanBlock};
+  return {bits, codes, byte, nanBlock};
 }
 
 std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
@@ -311,7 +357,7 @@ std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
   RoundedBlock r = roundBlock(b, loc, block, rule, random,
-                              /*floatRounding=*/false);
+                              /*floatRounding=*/false, /*blockExponent=*/0);
   Value sign = arith::ShLIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, r.bits, cv(31)), cv(3));
   Value code = arith::OrIOp::create(
@@ -323,11 +369,12 @@ std::pair<Value, Value> numerics::quantizeBlock(OpBuilder &b, Location loc,
 std::pair<Value, Value> numerics::quantizeBlockPacked(OpBuilder &b,
                                                       Location loc, Value block,
                                                       ScaleRule rule,
-                                                      Value random) {
+                                                      Value random,
+                                                      int64_t blockExponent) {
   auto vecI32 = VectorType::get({32}, b.getI32Type());
   auto cv = [&](int64_t v) { return constant(b, loc, vecI32, v); };
   RoundedBlock r = roundBlock(b, loc, block, rule, random,
-                              /*floatRounding=*/true);
+                              /*floatRounding=*/true, blockExponent);
   // The sign joins the magnitude as bit 25: element i's nibble is at bits
   // 22..25, and one shift moves it to bits 4(i % 8).. of its word.
   Value nibbles = arith::OrIOp::create(

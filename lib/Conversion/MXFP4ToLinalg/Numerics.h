@@ -52,10 +52,14 @@ std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
                                       ScaleRule rule, Value random);
 
 /// quantizeBlock with the codes packed two to a byte, element 2j in the low
-/// nibble of byte j (vector<16xi8>), as FP4 tensors are stored.
+/// nibble of byte j (vector<16xi8>), as FP4 tensors are stored. The block
+/// quantized is `block` times 2^`blockExponent` (a rotation's normalization
+/// left to this function, which folds it into the scaling of the block's
+/// values: the same bits, one multiplication fewer).
 std::pair<Value, Value> quantizeBlockPacked(OpBuilder &b, Location loc,
                                             Value block, ScaleRule rule,
-                                            Value random);
+                                            Value random,
+                                            int64_t blockExponent = 0);
 
 /// Rounds f32 to bf16 with ties to even using integer arithmetic (NaNs stay
 /// quiet NaNs with their sign), so no host conversion instruction (which may

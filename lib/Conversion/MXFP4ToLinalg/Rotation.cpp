@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -21,6 +22,13 @@ namespace num = mlir::mxfp4::numerics;
 /// The normalization 1/sqrt(n) rounded to f32 (exact for n = 16 and 64).
 static float normalization(int64_t n) {
   return static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+}
+
+std::optional<int64_t> mxfp4::normalizationExponent(int64_t n) {
+  int64_t e = llvm::Log2_64(n);
+  if (n <= 1 || (int64_t(1) << e) != n || e % 2)
+    return std::nullopt;
+  return -e / 2;
 }
 
 SmallVector<int64_t> mxfp4::evenOddLanes(int64_t lanes) {
@@ -65,7 +73,7 @@ Value mxfp4::buildRotationSigns(OpBuilder &b, Location loc, int64_t n,
 
 Value mxfp4::rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n,
                          Value signs, bool inverse,
-                         ArrayRef<int64_t> laneElements) {
+                         ArrayRef<int64_t> laneElements, bool normalize) {
   int64_t lanes = cast<VectorType>(v.getType()).getDimSize(0);
   SmallVector<int64_t> elementOf(lanes), laneOf(lanes);
   for (int64_t i = 0; i < lanes; ++i) {
@@ -94,8 +102,9 @@ Value mxfp4::rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n,
         DenseElementsAttr::get(cast<VectorType>(v.getType()), ArrayRef(sign)));
     v = vector::FMAOp::create(b, loc, v, signs, swapped);
   }
-  v = arith::MulFOp::create(
-      b, loc, v, num::constantF32(b, loc, v.getType(), normalization(n)));
+  if (normalize)
+    v = arith::MulFOp::create(
+        b, loc, v, num::constantF32(b, loc, v.getType(), normalization(n)));
   if (signs && inverse)
     v = arith::MulFOp::create(b, loc, v, signs);
   return v;

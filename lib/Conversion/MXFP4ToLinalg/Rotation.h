@@ -15,6 +15,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir::mxfp4 {
 
 /// The lane order in which the CPU rotates: a vector's even elements, then
@@ -34,9 +36,15 @@ Value buildRotationSigns(OpBuilder &b, Location loc, int64_t n, int64_t lanes,
 /// Rotates every aligned n-element tile of `v` (vector<L x f32>, L a multiple
 /// of n, lane l holding element `laneElements[l]`, element l if empty) in the
 /// butterfly order of docs/Semantics.md section 4. `signs` is null for a
-/// deterministic rotation.
+/// deterministic rotation. `normalize` false leaves out the final
+/// multiplication by 1/sqrt(n), for a caller that folds it into a later one
+/// (see normalizationExponent).
 Value rotateTiles(OpBuilder &b, Location loc, Value v, int64_t n, Value signs,
-                  bool inverse, ArrayRef<int64_t> laneElements = {});
+                  bool inverse, ArrayRef<int64_t> laneElements = {},
+                  bool normalize = true);
+
+/// The exponent e with 1/sqrt(n) = 2^e, if that is exact (n = 4, 16, 64, ...).
+std::optional<int64_t> normalizationExponent(int64_t n);
 
 } // namespace mlir::mxfp4
 

@@ -18,10 +18,18 @@
 // CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>, %[[GATHER:.*]] : memref<8704xi8, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-8: vector.load %{{.*}} : memref<16384xf32, #gpu.address_space<global>>, vector<4xf32>
 // CHECK: gpu.barrier
+// The rotation's normalization (1/4) is folded into the scaling: the block's
+// amax times 1/4, then one multiply an element by 2^(-2 - s) where the scale
+// byte allows it.
 // CHECK: vector.reduction <maxsi>
+// CHECK-NEXT: arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[QUARTER]] : f32
+// CHECK: scf.if %{{.*}} -> (vector<32xf32>)
+// CHECK: vector.fma
 // CHECK: vector.store %{{.*}}, %[[GATHER]][%{{.*}}] {alignment = 16 : i64} : memref<8704xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: gpu.barrier
-// CHECK-NOT: scf.if
+// CHECK-NOT: scf.if %{{[^ ]+}} {
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<8192xi8, #gpu.address_space<global>>, vector<16xi8>
 // CHECK: scf.if
 // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xi8>
@@ -31,7 +39,7 @@
 // CHECK: gpu.func @quantize_64x128_f32_r_h16d_evenvs
 // CHECK-SAME: workgroup(%{{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>)
 // CHECK: vector.reduction <maxsi>
-// CHECK-NOT: scf.if
+// CHECK-NOT: scf.if %{{[^ ]+}} {
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4096xi8, #gpu.address_space<global>>, vector<16xi8>
 // The GEMM, four warpgroups (a 256 x 128 tile of C), one block an SM
 // (ptxas keeps to 128 registers): each thread loads one block (16 bytes)
