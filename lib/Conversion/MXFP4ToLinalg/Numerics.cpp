@@ -192,18 +192,24 @@ static Value roundNearestEvenShiftedInt(OpBuilder &b, Location loc,
 }
 
 /// roundNearestEvenShiftedInt in floating-point arithmetic, the same bits
-/// (checked on every non-negative f32): the GPU kernels' form.
-static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA) {
+/// (checked on every non-negative f32): the GPU kernels' form. Without
+/// `saturate` it takes |a| below 7 only (anything else rounds to 8 or
+/// beyond): the scale rules but floor scale a block's amax below 7.
+static Value roundNearestEvenShifted(OpBuilder &b, Location loc, Value absA,
+                                     bool saturate) {
   Type i32 = withElementType(absA.getType(), b.getI32Type());
   Type f32 = absA.getType();
   auto c = [&](int64_t v) { return constant(b, loc, i32, v); };
   auto cf = [&](float v) { return constantF32(b, loc, f32, v); };
   // Mostly floating-point operations, which GPUs issue to a pipe that the
-  // bit manipulation around them leaves idle. Everything above 6 saturates,
-  // so clamp first (an integer min of encodings also sends NaN to 6).
-  Value clamped = fromBits(
-      b, loc,
-      arith::MinSIOp::create(b, loc, bitsOf(b, loc, absA), c(0x40C00000)));
+  // bit manipulation around them leaves idle. Saturating, everything above
+  // 6 becomes 6: clamp first (an integer min of encodings also sends NaN to
+  // 6; without the clamp a NaN block's codes are garbage, then zeroed).
+  Value clamped =
+      saturate ? fromBits(b, loc,
+                          arith::MinSIOp::create(b, loc, bitsOf(b, loc, absA),
+                                                 c(0x40C00000)))
+               : absA;
   // The grid's spacing is 2^(e-1) in the binade [2^e, 2^(e+1)), e >= 0, and
   // 0.5 below 1: adding M = 2^(e+22), whose ulp is that spacing, rounds to
   // the grid with ties to even in one IEEE addition, and subtracting M
@@ -341,11 +347,12 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
     scf::YieldOp::create(b, loc, scaled(scaleBy(absX, blockExponent), 0));
     absA = ifOp.getResult(0);
   }
-  Value codes = random
-                    ? arith::ShLIOp::create(
-                          b, loc, roundStochastic(b, loc, absA, random), cv(22))
-                : floatRounding ? roundNearestEvenShifted(b, loc, absA)
-                                : roundNearestEvenShiftedInt(b, loc, absA);
+  Value codes =
+      random ? arith::ShLIOp::create(
+                   b, loc, roundStochastic(b, loc, absA, random), cv(22))
+      : floatRounding
+          ? roundNearestEvenShifted(b, loc, absA, rule == ScaleRule::floor)
+          : roundNearestEvenShiftedInt(b, loc, absA);
   Value nanBlock =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, byte, c(255));
   return {bits, codes, byte, nanBlock};
