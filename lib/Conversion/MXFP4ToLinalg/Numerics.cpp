@@ -8,7 +8,6 @@
 #include "Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -317,35 +316,38 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
   };
   // |x| * 2^-s is |x * 2^-s|: scale the magnitudes.
   Value absX = fromBits(b, loc, magnitudeBits);
-  auto scaled = [&](Value values, int64_t exponent) -> Value {
+  auto times = [&](Value v, Value factor) -> Value {
     return arith::MulFOp::create(
-        b, loc, values,
-        vector::BroadcastOp::create(b, loc, block.getType(),
-                                    powerOfTwo(exponent)));
+        b, loc, v,
+        vector::BroadcastOp::create(b, loc, block.getType(), factor));
   };
   Value absA;
   if (!blockExponent) {
-    absA = scaled(absX, 0);
+    absA = times(absX, powerOfTwo(0));
   } else {
-    // One multiplication by 2^(blockExponent - s) instead of the two: the
-    // same bits wherever |x| * 2^blockExponent is exact. It is inexact only
-    // below 2^-126, and such elements scale to below 2^-31 (code 0 both
-    // ways, stochastic rounding included) where the scale byte is at least
-    // 32; 2^(blockExponent - s) must also be a normal f32. Other blocks
-    // take the two multiplications.
+    // Multiplying by 2^(blockExponent - s) gives the same bits as by
+    // 2^blockExponent, then by 2^-s, wherever |x| * 2^blockExponent is
+    // exact. It is inexact only below 2^-126, and such elements scale to
+    // below 2^-31 (code 0 both ways, stochastic rounding included) where
+    // the scale byte is at least 32; 2^(blockExponent - s) must also be a
+    // normal f32. So the factors, chosen per block, are 2^(blockExponent -
+    // s) and 1 there, else 2^blockExponent and 2^-s: still two
+    // multiplications an element, but the amax no longer waits for the
+    // rotation's normalization (one multiplication where the block allows,
+    // as a branch, came out slower: LLVM turns a branch over vector
+    // operations into both sides and a select).
     Value fast = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, byte, c(32)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, byte,
                               c(253 + blockExponent)));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{block.getType()}, fast,
-                                  /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b, loc, scaled(absX, blockExponent));
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, scaled(scaleBy(absX, blockExponent), 0));
-    absA = ifOp.getResult(0);
+    Type f32 = b.getF32Type();
+    Value first = arith::SelectOp::create(
+        b, loc, fast, powerOfTwo(blockExponent),
+        constantF32(b, loc, f32, std::ldexp(1.0f, blockExponent)));
+    Value second = arith::SelectOp::create(
+        b, loc, fast, constantF32(b, loc, f32, 1.0f), powerOfTwo(0));
+    absA = times(times(absX, first), second);
   }
   Value codes =
       random ? arith::ShLIOp::create(

@@ -19,13 +19,18 @@
 // CHECK-COUNT-8: vector.load %{{.*}} : memref<16384xf32, #gpu.address_space<global>>, vector<4xf32>
 // CHECK: gpu.barrier
 // The rotation's normalization (1/4) is folded into the scaling: the block's
-// amax times 1/4, then one multiply an element by 2^(-2 - s) where the scale
-// byte allows it.
+// amax times 1/4, then the magnitudes times two per-block factors,
+// 2^(-2 - s) and 1 where the scale byte allows it, else 1/4 and 2^-s.
 // CHECK: vector.reduction <maxsi>
 // CHECK-NEXT: arith.bitcast %{{.*}} : i32 to f32
 // CHECK-NEXT: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
 // CHECK-NEXT: arith.mulf %{{.*}}, %[[QUARTER]] : f32
-// CHECK: scf.if %{{.*}} -> (vector<32xf32>)
+// CHECK: %[[FIRST:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[SECOND:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[F1:.*]] = vector.broadcast %[[FIRST]] : f32 to vector<32xf32>
+// CHECK: %[[TIMES:.*]] = arith.mulf %{{.*}}, %[[F1]] : vector<32xf32>
+// CHECK: %[[F2:.*]] = vector.broadcast %[[SECOND]] : f32 to vector<32xf32>
+// CHECK: arith.mulf %[[TIMES]], %[[F2]] : vector<32xf32>
 // CHECK: vector.fma
 // CHECK: vector.store %{{.*}}, %[[GATHER]][%{{.*}}] {alignment = 16 : i64} : memref<8704xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: gpu.barrier
