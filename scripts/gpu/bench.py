@@ -58,6 +58,9 @@ for line in open(f"{root}/bench.txt"):
         if fields[0] == "u8":
             count, low, high = map(int, fields[1:])
             a = rng.integers(low, high, count, dtype=np.uint8)
+        elif fields[0] == "f32n":  # f32n:D0xD1x... (normal)
+            shape = [int(d) for d in fields[1].split("x")]
+            a = rng.standard_normal(shape, dtype=np.float32)
         else:  # f32:ROWS:COLS or bf16:ROWS:COLS (bf16 bits as uint16)
             a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
             if fields[0] == "bf16":
@@ -79,12 +82,14 @@ gemms = sorted({n.split("_")[-1] for n, k, *_ in ours if k == "gemm"})
 copies = [f"{s[0].split(':')[1]}x{s[0].split(':')[2]}:f32" for _, k, _, s, _ in ours
           if k == "quantize"]
 steps = any(k.startswith("step") for _, k, *_ in ours)
+attention = sorted({k.split(":", 1)[1] for _, k, *_ in ours if k.startswith("attention:")})
 peer_json = f"{root}/torch.json"
 reference = os.path.join(os.path.dirname(__file__), "torch_reference.py")
 peers = {}
 for bench, option, wanted in [("gemm", ["--shapes", ",".join(gemms)], gemms),
                               ("copy", ["--copies", ",".join(copies)], copies),
-                              ("step", ["--preset", "pilot", "--iters", "10"], steps)]:
+                              ("step", ["--preset", "pilot", "--iters", "10"], steps),
+                              ("attention", ["--attention", ",".join(attention)], attention)]:
     if not wanted:
         continue
     subprocess.run([sys.executable, reference, bench] + option +
@@ -97,6 +102,10 @@ for name, kind, work, specs, ms in ours:
         eager = next(v for v in peers["step"] if v["variant"] == "bf16-autocast-eager")
         value, against = work / (ms * 1e-3), work / (eager["mean_ms"] * 1e-3)
         unit = "tokens/s (peer: PyTorch bf16 autocast eager step)"
+    elif kind.startswith("attention:"):
+        peer = next(p for p in peers["attention"] if p["case"] == kind.split(":", 1)[1])
+        value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]
+        unit = "TFLOP/s (peer: PyTorch scaled_dot_product_attention, bf16)"
     elif kind == "gemm":
         m, n, k = map(int, name.split("_")[-1].split("x"))
         peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])

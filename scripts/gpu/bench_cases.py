@@ -1,15 +1,19 @@
 """Prepares the NVIDIA kernel benchmarks (here, where MLIR is): the MXFP4
-GEMM, the fused Hadamard + quantize kernel (both orientations) and the
-quantize kernel alone (one orientation) on the pilot study's shapes,
+GEMM, the fused Hadamard + quantize kernel (both orientations), the
+quantize kernel alone (one orientation) and the fused causal attention
+(forward and backward, head dims 64 and 128) on the pilot study's shapes,
 compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
 (too large to carry: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
 device-to-device copy of the same bytes) are measured by
 scripts/gpu/torch_reference.py in the same run.
 Usage: [BENCH=NAME_PREFIX,...] bench_cases.py OUT_DIR MXFP4_RUN
 """
+import json
 import os
 import subprocess
 import sys
+
+from composites import composite_module
 
 out, tool = sys.argv[1], sys.argv[2]
 lines = []
@@ -101,6 +105,40 @@ for rows, cols in [(32768, 2816)]:
     n = rows * cols
     prepare(f"quantize-rows_{rows}x{cols}", mlir, [f"f32:{rows}:{cols}"],
             "quantize", 4 * n + n // 2 + n // 32)
+
+# Fused causal attention, forward and backward: the composites of the
+# pilot's step (8 heads / 4 KV heads of 64, seq 512, batch 64) and of the
+# same with heads of 128 (dim 1024, batch 32). Work: the forward's two
+# causal GEMMs, 2 * B * H * S^2 * D flops, the backward's 2.5 times that
+# (FlashAttention's count). Peer: PyTorch's scaled_dot_product_attention
+# on bf16 tensors of the same shape (scripts/gpu/torch_reference.py).
+for label, overrides in [("d64", {}), ("d128", {"dim": 1024, "batch_size": 32})]:
+    if not (wanted(f"attn-fwd_{label}") or wanted(f"attn-bwd_{label}")):
+        continue
+    config = dict({"preset": "pilot", "name": f"pilot-{label}"}, **overrides)
+    config_path = os.path.join(out, f"pilot-{label}.json")
+    os.makedirs(out, exist_ok=True)
+    json.dump(config, open(config_path, "w"))
+    step_path = os.path.join(out, f"pilot-{label}.mlir")
+    subprocess.run([tool, "compile", f"--preset={config_path}", "-o", step_path],
+                   check=True, stdout=subprocess.DEVNULL)
+    step_text = open(step_path).read()
+    os.remove(step_path)
+    os.remove(config_path)
+    for direction, kind in [("fwd", "causal_attention"),
+                            ("bwd", "causal_attention_backward")]:
+        mlir, types, _ = composite_module(step_text, kind)
+        # q is [batch * kv heads, group * seq, head dim], k [batch * kv heads,
+        # seq, head dim]; the pilot's batch is 64, heads 8 (a group of two).
+        q, k = ([int(d) for d in t[7:-5].split("x")] for t in types[:2])
+        batch = overrides.get("batch_size", 64)  # the pilot's batch
+        kv_heads, seq, head_dim = q[0] // batch, k[1], q[2]
+        heads = kv_heads * q[1] // seq
+        flops = 2 * batch * heads * seq * seq * head_dim
+        work = flops if direction == "fwd" else flops * 5 // 2
+        inputs = ["f32n:" + t[7:-5] for t in types]
+        prepare(f"attn-{direction}_{label}", mlir, inputs,
+                f"attention:{direction}:{batch}:{heads}:{kv_heads}:{seq}:{head_dim}", work)
 
 # The pilot study's whole training step (forward, backward, AdamW) under
 # bf16 and fp4-all-dht16; inputs from the plan's argument list.

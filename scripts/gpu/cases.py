@@ -41,6 +41,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Integration", "lib"))
 import harness  # noqa: E402
+from composites import composite_module  # noqa: E402
 
 out, tool = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(90)
@@ -316,20 +317,8 @@ attn128_step = open(f"{out}/attn128-step.mlir").read()
 
 def composite_case(kind, inputs, step_text=attn_step, suffix=""):
     """A public @f calling the step's `kind` composite on `inputs`."""
-    m = re.search(r"  func\.func private @(" + kind + r"_[0-9x_]+)\((.*?)\) -> \((.*?)\) "
-                  r"attributes.*?\n  \}\n", step_text, re.S)
-    name, params, results = m.group(1), m.group(2), m.group(3)
-    types = re.findall(r"tensor<[0-9x]+xf32>", params)
-    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
-    outs = re.findall(r"tensor<[0-9x]+xf32>", results)
-    n = len(outs)
-    aliases = "".join(l + "\n" for l in step_text.splitlines() if l.startswith("#"))
-    mlir = (aliases + f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
-            f"  %r:{n} = call @{name}({', '.join(f'%a{i}' for i in range(len(types)))}) : "
-            f"({', '.join(types)}) -> ({', '.join(outs)})\n"
-            f"  return {', '.join(f'%r#{i}' for i in range(n))} : {', '.join(outs)}\n}}\n"
-            + m.group(0))
-    add_case(kind.replace("_", "-") + suffix, mlir, "f", inputs, n, "2e-2")
+    mlir, _, outs = composite_module(step_text, kind)
+    add_case(kind.replace("_", "-") + suffix, mlir, "f", inputs, len(outs), "2e-2")
 
 
 if "attention" in groups:

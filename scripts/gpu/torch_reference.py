@@ -42,7 +42,7 @@ min_lr_ratio * lr. Configs, parameter order, initialization and the schedule
 come from test/Integration/lib/llama_torch.py, the functional reference that
 compare_step.py holds the compiled step against.
 
-    python3 scripts/gpu/torch_reference.py step|gemm|copy|all
+    python3 scripts/gpu/torch_reference.py step|gemm|copy|attention|all
         [--preset pilot | --config cfg.json] [--json out.json] ...
     python3 scripts/gpu/torch_reference.py step --cpu-smoke
 
@@ -508,6 +508,41 @@ def bench_copy(specs: List[tuple], repeats: int) -> List[Dict]:
     return results
 
 
+def bench_attention(cases: List[str], repeats: int) -> List[Dict]:
+    """Causal scaled_dot_product_attention in bf16 on [B, H, S, D] (k and v
+    with the KV heads, enable_gqa): the forward, or the backward of one
+    forward (autograd.grad with the output's gradient given), best of
+    `repeats` batches. A case is DIR:B:H:HKV:S:D, DIR fwd or bwd."""
+    results = []
+    for case in cases:
+        direction, *dims = case.split(":")
+        b, h, hkv, s, d = map(int, dims)
+        q = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        k, v = (torch.randn(b, hkv, s, d, device="cuda", dtype=torch.bfloat16,
+                            requires_grad=True) for _ in range(2))
+
+        def forward():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                  enable_gqa=True)
+        if direction == "fwd":
+            with torch.no_grad():
+                ms = best_ms(forward, repeats)
+        else:
+            out = forward()
+            grad = torch.randn_like(out)
+            ms = best_ms(lambda: torch.autograd.grad(out, (q, k, v), grad,
+                                                     retain_graph=True),
+                         repeats)
+        flops = 2 * b * h * s * s * d * (1 if direction == "fwd" else 2.5)
+        tflops = flops / (ms * 1e-3) / 1e12
+        print(f"attention {direction} B{b} H{h}/{hkv} S{s} D{d} causal, bf16 "
+              f"SDPA ({sdpa_backend(forward)}): {ms * 1e3:.1f} us, "
+              f"{tflops:.1f} TFLOP/s")
+        results.append({"case": case, "ms": ms, "tflops": tflops})
+    return results
+
+
 # --- Command line ----------------------------------------------------------
 
 
@@ -563,7 +598,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("benchmark", choices=["step", "gemm", "copy", "all"])
+    parser.add_argument("benchmark",
+                        choices=["step", "gemm", "copy", "attention", "all"])
     model = parser.add_mutually_exclusive_group()
     model.add_argument("--preset", choices=list(lt.PRESETS),
                        help="model preset (default: pilot; tiny with "
@@ -591,6 +627,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--copies", type=parse_copies,
                         default=parse_copies(DEFAULT_COPIES),
                         help=f"copied tensors (default {DEFAULT_COPIES})")
+    parser.add_argument("--attention", type=lambda t: t.split(","),
+                        default=[], metavar="DIR:B:H:HKV:S:D[,...]",
+                        help="attention cases (DIR fwd or bwd)")
     parser.add_argument("--repeats", type=int, default=10,
                         help="timed batches of GEMMs and copies; the best "
                         "counts (default 10)")
@@ -650,6 +689,8 @@ def main() -> int:
         report["gemm"] = bench_gemm(args.shapes, args.repeats)
     if args.benchmark in ("copy", "all"):
         report["copy"] = bench_copy(args.copies, args.repeats)
+    if args.benchmark in ("attention", "all") and args.attention:
+        report["attention"] = bench_attention(args.attention, args.repeats)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)
