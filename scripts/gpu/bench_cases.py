@@ -154,6 +154,7 @@ for recipe in ["bf16", "fp4-all-dht16"]:
     tokens = 64 * 512
     lines.append(f"step-{recipe} step:train_step {tokens} plan")
 
+os.makedirs(out, exist_ok=True)  # also where BENCH selects nothing
 with open(f"{out}/bench.txt", "w") as f:
     f.write("\n".join(lines) + "\n")
 print(f"prepared {len(lines)} benchmarks in {out}")
