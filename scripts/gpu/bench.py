@@ -2,8 +2,9 @@
 scripts/gpu/prepare.sh here): times each kernel of gpu-check/bench/bench.txt
 with the plan runner (mean of 20 calls after a warmup), then its peer in the
 same run through scripts/gpu/torch_reference.py (cuBLAS bf16 on the same
-GEMM shape; a device-to-device copy of the source tensor), and prints the
-ratios. Writes gpu-check/bench/results.json. Names after RUNNER select
+GEMM shape; a device-to-device copy of the source tensor; PyTorch's
+scaled_dot_product_attention in bf16 on the same attention shape; PyTorch's
+training step), and prints the ratios. Writes gpu-check/bench/results.json. Names after RUNNER select
 cases by prefix (e.g. `step` for the training steps and their peer only).
 Usage: bench.py RUNNER [NAME_PREFIX...]"""
 import json
