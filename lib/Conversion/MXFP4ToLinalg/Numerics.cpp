@@ -296,17 +296,19 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
   // and NaN above every finite value.
   Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXSI,
                                            magnitudeBits);
-  // Rounding is monotonic: the largest scaled magnitude is the largest
-  // magnitude scaled (a NaN stays a NaN).
-  auto scaleBy = [&](Value v, int64_t exponent) {
-    return arith::MulFOp::create(
-        b, loc, v,
-        constantF32(b, loc, v.getType(), std::ldexp(1.0f, exponent)));
-  };
-  if (blockExponent)
-    amax = bitsOf(b, loc, scaleBy(fromBits(b, loc, amax), blockExponent));
+  // 2^blockExponent (f32), if the block is scaled. Rounding is monotonic:
+  // the largest scaled magnitude is the largest magnitude scaled (a NaN
+  // stays a NaN).
+  Type f32 = b.getF32Type();
+  Value blockScale;
+  if (blockExponent) {
+    Value amaxValue = fromBits(b, loc, amax);
+    blockScale = constantF32(b, loc, f32, std::ldexp(1.0f, blockExponent));
+    amax = bitsOf(b, loc, arith::MulFOp::create(b, loc, amaxValue, blockScale));
+  }
   Value byte = scaleByte(b, loc, amax, rule);
-  // 2^-s has exponent field 254 - byte: a normal f32 for every finite block.
+  // 2^(exponent - s) has exponent field 254 + exponent - byte: for exponent
+  // 0 a normal f32 for every finite block.
   auto powerOfTwo = [&](int64_t exponent) {
     return fromBits(b, loc,
                     arith::ShLIOp::create(
@@ -341,10 +343,8 @@ static RoundedBlock roundBlock(OpBuilder &b, Location loc, Value block,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, byte, c(32)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, byte,
                               c(253 + blockExponent)));
-    Type f32 = b.getF32Type();
     Value first = arith::SelectOp::create(
-        b, loc, fast, powerOfTwo(blockExponent),
-        constantF32(b, loc, f32, std::ldexp(1.0f, blockExponent)));
+        b, loc, fast, powerOfTwo(blockExponent), blockScale);
     Value second = arith::SelectOp::create(
         b, loc, fast, constantF32(b, loc, f32, 1.0f), powerOfTwo(0));
     absA = times(times(absX, first), second);

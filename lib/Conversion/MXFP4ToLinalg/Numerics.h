@@ -55,7 +55,7 @@ std::pair<Value, Value> quantizeBlock(OpBuilder &b, Location loc, Value block,
 /// nibble of byte j (vector<16xi8>), as FP4 tensors are stored. The block
 /// quantized is `block` times 2^`blockExponent` (a rotation's normalization
 /// left to this function, which folds it into the scaling of the block's
-/// values: the same bits, one multiplication fewer).
+/// values: the same bits, and the amax does not wait for it).
 std::pair<Value, Value> quantizeBlockPacked(OpBuilder &b, Location loc,
                                             Value block, ScaleRule rule,
                                             Value random,
