@@ -41,7 +41,8 @@
 // words, the same in A and B, so the product is the same sum over K; the
 // scales were applied in the expansion. Where rows of scales are whole
 // words, a row's lanes read the super step's four scales as one word. The
-// next super step's loads go out during the first two stages. Ragged M and
+// next super step's loads go out during the first two stages, each after
+// the stage's fence (which waits for them otherwise). Ragged M and
 // N are guarded; K is a multiple of 32 (a partial last super step expands
 // zeros).
 //
@@ -541,8 +542,6 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
                                                  kb.idx(j), accumulators);
       waitWarpgroupMmas(kb, /*pending=*/1);
-      if (j < 2)
-        load(nextStep, 2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
       // The last super step expands past its range: harmless.
       if (j == 3)
         toScalePairs(next);
@@ -550,6 +549,10 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       expandB(source, (j + 1) % 4, (j + 1) % kBStages);
       a = expandA(source, (j + 1) % 4);
       fenceSharedForMma(kb);
+      // After the fence, which waits for the thread's loads in flight
+      // (ptxas: MEMBAR.ALL.CTA): they then have a stage's time.
+      if (j < 2)
+        load(nextStep, 2 * j, j == 0 ? 2 : kRowsPerThread - 2, next);
       gpu::BarrierOp::create(b, loc);
     }
     SmallVector<Value> yields = {accumulators};

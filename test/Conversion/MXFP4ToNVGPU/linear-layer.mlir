@@ -58,7 +58,7 @@
 // while the threads expand the next, four stages a super step, each waiting
 // only for the previous stage's MMAs (`wait.group 1`); the next
 // super step's rows are loaded in two halves (A's, then B's) during the
-// first two.
+// first two, after their fences.
 // CHECK: gpu.func @gemm_128x64x128_f32
 // CHECK-SAME: workgroup(%[[BTILE:.*]] : memref<21504xbf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32
@@ -85,13 +85,14 @@
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;{{.*}}", "=f,{{.*}},0,1,{{.*}},63,r,r,r,r,l"
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-COUNT-2: vector.load %[[AVALUES]]
 // CHECK-COUNT-4: vector.store %{{.*}}, %[[BTILE]]
 // CHECK: arith.mulf
 // CHECK: nvvm.fence.proxy
-// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: vector.load %[[AVALUES]]
+// CHECK: gpu.barrier
 // CHECK-COUNT-2: llvm.inline_asm
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.fence.proxy
 // CHECK: vector.load %[[BVALUES]]
 // CHECK: gpu.barrier
 // CHECK-COUNT-2: llvm.inline_asm
