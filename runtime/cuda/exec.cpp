@@ -29,7 +29,15 @@ void exec(Driver &cu, void *module, const Compiled &compiled,
   std::vector<float> ms;
   {
     Timer timer(cu);
-    for (size_t i = 0; i < o.repeat; ++i) {
+    if (o.backToBack) {
+      timer.begin();
+      for (size_t i = 0; i < o.repeat; ++i) {
+        restore(cu, arguments);
+        replay(cu, memory, program, arguments, nullptr);
+      }
+      ms.assign(o.repeat, timer.end() / float(o.repeat));
+    }
+    for (size_t i = 0; i < o.repeat && !o.backToBack; ++i) {
       restore(cu, arguments);
       timer.begin();
       replay(cu, memory, program, arguments, nullptr);

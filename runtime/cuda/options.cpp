@@ -17,7 +17,7 @@
 static const char *usage =
     "usage: mxfp4-cuda-run exec PLAN CUBIN --function=NAME "
     "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
-    "[--profile] [--time-json=FILE]\n"
+    "[--back-to-back] [--profile] [--time-json=FILE]\n"
     "       mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N] "
     "[--checkpoint-every=N] [--resume] [--recipe=NAME]\n"
     "       mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
@@ -29,7 +29,7 @@ static const char *usage =
 static const std::map<std::string, std::set<std::string>> flags = {
     {"exec",
      {"--host=", "--function=", "--input=", "--output=", "--repeat=",
-      "--profile", "--time-json="}},
+      "--back-to-back", "--profile", "--time-json="}},
     {"train",
      {"--host=", "--run=", "--out=", "--steps=", "--checkpoint-every=",
       "--resume", "--recipe="}},
@@ -90,6 +90,8 @@ Options parseOptions(int argc, char **argv) {
       fail("--output wants @FILE.npy, not '" + value + "'");
     else if (flag == "--repeat=")
       o.repeat = count("--repeat", value);
+    else if (flag == "--back-to-back")
+      o.backToBack = true;
     else if (flag == "--profile")
       o.profile = true;
     else if (flag == "--time-json=")
@@ -137,6 +139,8 @@ Options parseOptions(int argc, char **argv) {
     require(!o.recipeDirs.empty(), "--recipes=DIR,...");
     require(!o.runDirs.empty(), "--runs=DIR,...");
   }
+  if (o.backToBack && o.repeat == 0)
+    fail("--back-to-back needs timed calls: --repeat=N with N at least 1");
   if (!o.timeJson.empty() && o.repeat == 0)
     fail("--time-json needs timed calls: --repeat=N with N at least 1");
   return o;

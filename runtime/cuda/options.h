@@ -24,6 +24,9 @@ struct Options {
   std::vector<std::string> inputs, outputs;
   size_t repeat = 1;
   bool profile = false; // one more call, timing each launch
+  // The --repeat calls timed as one batch, not one by one: no idle gap
+  // between calls, as in training (the mean only).
+  bool backToBack = false;
   // train, study, check-weights
   std::string runDir, outDir, recipe;
   std::vector<std::string> recipeDirs, runDirs;

@@ -300,11 +300,20 @@ def best_ms(fn: Callable[[], object], repeats: int,
             batch_target_ms: float = 2.0) -> float:
     """The best per-call time over `repeats` batches, each of enough calls
     to last about batch_target_ms (so launch gaps and event resolution stay
-    small next to the work)."""
+    small next to the work). With --sustain S, the mean per-call time of
+    back-to-back calls for S seconds instead: the device then runs at the
+    clocks its power limit allows for that work, as in training, not at
+    the boost clocks of a short burst."""
     batch_ms(fn, 3)
     once = batch_ms(fn, 1)
+    if SUSTAIN_S > 0:
+        calls = max(1, math.ceil(SUSTAIN_S * 1e3 / max(once, 1e-3)))
+        return batch_ms(fn, calls) / calls
     calls = max(1, min(1000, math.ceil(batch_target_ms / max(once, 1e-3))))
     return min(batch_ms(fn, calls) for _ in range(repeats)) / calls
+
+
+SUSTAIN_S = 0.0
 
 
 # --- step ------------------------------------------------------------------
@@ -634,6 +643,10 @@ def make_parser() -> argparse.ArgumentParser:
                         help="timed batches of GEMMs and copies; the best "
                         "counts (default 10)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sustain", type=float, default=0.0, metavar="S",
+                        help="gemm, copy and attention: the mean time of S "
+                             "seconds of back-to-back calls instead of the "
+                             "best short batch")
     parser.add_argument("--json", metavar="FILE",
                         help="also write every number to FILE as JSON")
     parser.add_argument("--cpu-smoke", action="store_true",
@@ -659,6 +672,10 @@ def main() -> int:
                                                 args.compile_warmup) < 0:
         parser.error("--iters and --repeats must be positive, the warm-ups "
                      "non-negative")
+    if args.sustain < 0:
+        parser.error("--sustain must be non-negative")
+    global SUSTAIN_S
+    SUSTAIN_S = args.sustain
     if args.cpu_smoke:
         if args.benchmark not in ("step", "all"):
             parser.error("--cpu-smoke runs the step benchmark only")
