@@ -192,6 +192,9 @@ GEMM_CASES = [
     (256, 512, 4096, "f32", "f32"),  # a weight gradient: K split 8 ways
     (512, 256, 512, "bf16", None),  # whole tiles: unguarded loads
     (300, 200, 320, "bf16", None),  # 16-byte chunks of C, ragged tiles
+    # K split, run transposed (512 x 1408: 22 whole tiles in 6 splits, not
+    # 24 in 5): B's operands first, partials written to C's places.
+    (1408, 512, 6144, "f32", "f32"),
 ]
 for i, (m, n, k, result, acc) in enumerate(wanted("gemm", GEMM_CASES)):
     a = rng.standard_normal((m, k)).astype(np.float32)

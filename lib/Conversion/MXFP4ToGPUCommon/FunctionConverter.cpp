@@ -442,6 +442,10 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   Value result = alloc(loc, cast<RankedTensorType>(op.getType()));
   outputs.push_back(result);
   GemmLaunch gemm = target.gemm(b, loc, kernels, shape);
+  if (gemm.swapOperands) {
+    std::swap(inputs[0], inputs[2]);
+    std::swap(inputs[1], inputs[3]);
+  }
   if (gemm.addSplits) {
     // Split K: the splits' partial products meet in a workspace.
     Value workspace = memref::AllocOp::create(

@@ -38,6 +38,8 @@ struct KernelLaunch {
 struct GemmLaunch {
   KernelLaunch gemm;
   std::optional<KernelLaunch> addSplits = std::nullopt;
+  /// `gemm` takes (b, bScales, a, aScales, ...): it computes C transposed.
+  bool swapOperands = false;
 };
 
 /// C[m, n] (+)= A[m, k] * B[n, k]^T on FP4 operands with E8M0 scales.

@@ -119,6 +119,22 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
                 kBlocksPerSM * kMultiprocessors);
 }
 
+GemmConfig sm90::chooseOrientation(const GemmConfig &c) {
+  GemmConfig transposed = c;
+  std::swap(transposed.m, transposed.n);
+  transposed.transposedC = true;
+  KSplit own = gemmSplit(c), other = gemmSplit(transposed);
+  if (own.splits == 1 || other.splits == 1)
+    return c;
+  // The super steps of the slowest block: its rounds times a split's steps.
+  auto span = [](const GemmConfig &g, KSplit split) {
+    return ceilDiv(gemmTiles(g) * split.splits,
+                   kBlocksPerSM * kMultiprocessors) *
+           split.stepsPerSplit;
+  };
+  return span(transposed, other) < span(c, own) ? transposed : c;
+}
+
 namespace {
 
 /// This thread's rows of one super step (four K steps, 128 of K), in the
@@ -401,7 +417,8 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
   }
   // Adjacent columns are stored as pairs when a row has an even length; a
   // pair starts at an even element, so it is one aligned access, not two.
-  bool pairs = c.n % 2 == 0;
+  // Transposed partials put them a column of the GEMM's C apart.
+  bool pairs = c.n % 2 == 0 && !c.transposedC;
   auto pairAlignment = [&](Type t) -> unsigned {
     return pairs ? 2 * t.getIntOrFloatBitWidth() / 8 : 0;
   };
@@ -409,7 +426,8 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
       kb, accumulators, kTile, rowBase, colBase,
       [&](Value row, Value col, Value pair) {
         for (int64_t e = 0; e < (pairs ? 1 : 2); ++e) {
-          Value at = kb.add(kb.mul(row, c.n), kb.add(col, e));
+          Value at = c.transposedC ? kb.add(kb.mul(kb.add(col, e), c.m), row)
+                                   : kb.add(kb.mul(row, c.n), kb.add(col, e));
           Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
           auto shaped = [&](Type t) -> Type {
             return pairs ? Type(VectorType::get({2}, t)) : t;

@@ -25,7 +25,19 @@ struct GemmConfig {
   int64_t m, n, k;
   Type resultType; // f32 or bf16
   Type accType;    // null, f32 or bf16
+  /// Split K only: the kernel computes this config's C, which is the GEMM's
+  /// C transposed (its A and B are the GEMM's B and A), and writes its
+  /// partials transposed, to the GEMM's workspace[s][N][M] in this
+  /// config's terms. The add-splits kernel is the same either way.
+  bool transposedC = false;
 };
+
+/// The config whose tiles and splits finish `config`'s GEMM sooner: itself,
+/// or where K is split, its transposition (B * A^T) if that leaves fewer
+/// super steps to the slowest block (weight gradients whose M is not a
+/// multiple of the tile's 256 rows but N is: 1408 x 512 runs as 512 x 1408,
+/// 22 whole tiles in 6 splits on the 132 SMs, not 24 in 5).
+GemmConfig chooseOrientation(const GemmConfig &config);
 
 /// The GEMM's warpgroups a block (each 64 rows of C's block tile) and
 /// threads a block.

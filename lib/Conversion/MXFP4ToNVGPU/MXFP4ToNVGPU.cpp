@@ -47,8 +47,8 @@ static KernelTarget getSm90Target() {
   target.stageQuantize = true;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                    const GemmShape &shape) -> GemmLaunch {
-    sm90::GemmConfig config{shape.m, shape.n, shape.k, shape.resultType,
-                            shape.accType};
+    sm90::GemmConfig config = sm90::chooseOrientation(
+        {shape.m, shape.n, shape.k, shape.resultType, shape.accType});
     auto getKernel = [&](const std::string &name, auto build) {
       auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
       if (!kernel) {
@@ -66,16 +66,19 @@ static KernelTarget getSm90Target() {
                                        config.n, config.k, types),
                          sm90::buildGemmKernel),
                sm90::gemmBlocks(config), sm90::kGemmThreads}};
-    // The split GEMM writes f32 partial products whatever C's types.
+    // The split GEMM writes f32 partial products whatever C's types; the
+    // adding kernel reads them in C's layout either way.
     return {
-        {getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}", config.m,
-                                 config.n, config.k, splits),
+        {getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}{4}", config.m,
+                                 config.n, config.k, splits,
+                                 config.transposedC ? "_transposed" : ""),
                    sm90::buildGemmKernel),
          sm90::gemmBlocks(config), sm90::kGemmThreads, splits},
         KernelLaunch{getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}",
-                                             splits, config.m, config.n, types),
+                                             splits, shape.m, shape.n, types),
                                sm90::buildAddSplitsKernel),
-                     sm90::addSplitsBlocks(config)}};
+                     sm90::addSplitsBlocks(config)},
+        config.transposedC};
   };
   return target;
 }

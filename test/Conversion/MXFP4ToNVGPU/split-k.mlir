@@ -54,16 +54,34 @@ func.func @wgrad(%a: tensor<512x32768xf4E2M1FN>, %sa: tensor<512x1024xf8E8M0FNU>
 
 // -----
 
-// 24 tiles: 5 splits fill 120 of the 132 block slots (one block an SM; a
-// sixth would leave 12 blocks to a second round); 52 super steps (208 K
-// steps) a split, the last one 48.
+// 1408 x 512 would be 24 tiles (the sixth row of 256 half empty): 5
+// splits fill 120 of the 132 block slots, 52 super steps a split. Its
+// transposition, C^T = B * A^T, is 512 x 1408: 22 whole tiles, 6 splits
+// fill all 132, 43 super steps a split. So the kernel takes B's operands
+// first and writes its partials transposed, at C's [1408][512] places in
+// the workspace; the add-splits kernel is the same.
 // CHECK-LABEL: func.func @wgrad_ragged_splits(
-// CHECK: memref.alloc() : memref<3604480xf32>
-// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_1408x512x32768_split5
-// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_5x1408x512_f32
-// CHECK: gpu.func @gemm_1408x512x32768_split5
-// CHECK: arith.muli %{{.*}}, %c52
+// CHECK-SAME: %[[A:[^:]*]]: memref<23068672xi8>
+// CHECK-SAME: %[[SA:[^:]*]]: memref<1441792xi8>
+// CHECK-SAME: %[[B:[^:]*]]: memref<8388608xi8>
+// CHECK-SAME: %[[SB:[^:]*]]: memref<524288xi8>
+// CHECK: memref.alloc() : memref<4325376xf32>
+// CHECK: %[[B_G:.*]] = memref.memory_space_cast %[[B]]
+// CHECK: %[[SB_G:.*]] = memref.memory_space_cast %[[SB]]
+// CHECK: %[[A_G:.*]] = memref.memory_space_cast %[[A]]
+// CHECK: %[[SA_G:.*]] = memref.memory_space_cast %[[SA]]
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_512x1408x32768_split6_transposed blocks in (%c22, %{{.*}}, %c6) threads in (%{{.*}}) args(%[[B_G]] : {{.*}}, %[[SB_G]] : {{.*}}, %[[A_G]] : {{.*}}, %[[SA_G]] : {{.*}}, %{{.*}} : memref<4325376xf32, #gpu.address_space<global>>)
+// CHECK: gpu.launch_func @mxfp4_kernels::@add_splits_6x1408x512_f32
+// CHECK: gpu.func @gemm_512x1408x32768_split6_transposed(%{{.*}}, %[[OUT:[^:]*]]: memref<4325376xf32, #gpu.address_space<global>>)
+// CHECK: arith.muli %{{.*}}, %c43
 // CHECK: arith.minui
+// C^T's element (row, col) goes to col * 512 + row of the split's slice:
+// one f32 at a time.
+// CHECK: scf.yield
+// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c512
+// CHECK: %[[AT:.*]] = arith.addi %[[COL]], %{{.*}}
+// CHECK: %[[SLOT:.*]] = arith.addi %{{.*}}, %[[AT]]
+// CHECK: memref.store %{{.*}}, %[[OUT]][%[[SLOT]]] : memref<4325376xf32, #gpu.address_space<global>>
 func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408x1024xf8E8M0FNU>, %b: tensor<512x32768xf4E2M1FN>, %sb: tensor<512x1024xf8E8M0FNU>) -> tensor<1408x512xf32> {
   %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<1408x32768xf4E2M1FN>, tensor<1408x1024xf8E8M0FNU>, tensor<512x32768xf4E2M1FN>, tensor<512x1024xf8E8M0FNU> -> tensor<1408x512xf32>
   return %c : tensor<1408x512xf32>
