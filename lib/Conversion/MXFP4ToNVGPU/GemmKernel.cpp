@@ -68,7 +68,9 @@
 // kernel adds the splits in split order (then the accumulator) and converts
 // to C's type. That is deterministic, but the f32 sum is rounded split by
 // split: unsplit, C is one sum over K in the tensor cores' order, and the
-// GEMMs that split round once more per split.
+// GEMMs that split round once more per split. A split GEMM may run
+// transposed, C^T = B * A^T with its partials stored at C's places, where
+// that gives the slowest block fewer super steps (chooseOrientation).
 //
 //===----------------------------------------------------------------------===//
 
