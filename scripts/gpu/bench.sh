@@ -2,7 +2,8 @@
 # The NVIDIA kernel benchmarks (on the GPU machine, after
 # scripts/gpu/prepare.sh here): builds the plan runner and runs
 # scripts/gpu/bench.py, which measures our kernels and their PyTorch/cuBLAS
-# peers in the same run.
+# peers in the same run. SUSTAIN=S times both sides over S seconds of
+# back-to-back calls (at the power limit) instead of short bursts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
