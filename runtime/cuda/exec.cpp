@@ -36,12 +36,13 @@ void exec(Driver &cu, void *module, const Compiled &compiled,
         replay(cu, memory, program, arguments, nullptr);
       }
       ms.assign(o.repeat, timer.end() / float(o.repeat));
-    }
-    for (size_t i = 0; i < o.repeat && !o.backToBack; ++i) {
-      restore(cu, arguments);
-      timer.begin();
-      replay(cu, memory, program, arguments, nullptr);
-      ms.push_back(timer.end());
+    } else {
+      for (size_t i = 0; i < o.repeat; ++i) {
+        restore(cu, arguments);
+        timer.begin();
+        replay(cu, memory, program, arguments, nullptr);
+        ms.push_back(timer.end());
+      }
     }
   }
   cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
