@@ -74,18 +74,18 @@ for line in open(f"{root}/bench.txt"):
         np.save(f"{case}/in{i}.npy", a)
         args.append(f"--input=@in{i}.npy")
     step = specs == ["plan"]
-    subprocess.run([runner, "exec", "plan.txt", "kernels.cubin", f"--function={function}",
-                    "--repeat=5" if step else "--repeat=20",
-                    "--time-json=time.json"] + (["--profile"] if step else []) + args,
-                   cwd=case, check=True, stdout=None if step else subprocess.DEVNULL)
-    timing = json.load(open(f"{case}/time.json"))
-    if sustain > 0 and not step:
-        calls = max(20, int(sustain * 1e3 / timing["mean_ms"]))
+
+    def mean_ms(flags):
+        """Our mean time over `flags`' calls (the step prints its profile)."""
         subprocess.run([runner, "exec", "plan.txt", "kernels.cubin", f"--function={function}",
-                        f"--repeat={calls}", "--back-to-back", "--time-json=time.json"] + args,
-                       cwd=case, check=True, stdout=subprocess.DEVNULL)
-        timing = json.load(open(f"{case}/time.json"))
-    ours.append((name, kind, int(work), specs, timing["mean_ms"]))
+                        "--time-json=time.json"] + flags + args,
+                       cwd=case, check=True, stdout=None if step else subprocess.DEVNULL)
+        return json.load(open(f"{case}/time.json"))["mean_ms"]
+
+    ms = mean_ms(["--repeat=5", "--profile"] if step else ["--repeat=20"])
+    if sustain > 0 and not step:
+        ms = mean_ms([f"--repeat={max(20, int(sustain * 1e3 / ms))}", "--back-to-back"])
+    ours.append((name, kind, int(work), specs, ms))
     for a in args:
         if a.startswith("--input=@"):
             os.remove(f"{case}/{a[9:]}")

@@ -296,6 +296,10 @@ def batch_ms(fn: Callable[[], object], calls: int) -> float:
     return start.elapsed_time(end)
 
 
+# --sustain's seconds (main sets it); 0 for the best short batch.
+SUSTAIN_S = 0.0
+
+
 def best_ms(fn: Callable[[], object], repeats: int,
             batch_target_ms: float = 2.0) -> float:
     """The best per-call time over `repeats` batches, each of enough calls
@@ -311,9 +315,6 @@ def best_ms(fn: Callable[[], object], repeats: int,
         return batch_ms(fn, calls) / calls
     calls = max(1, min(1000, math.ceil(batch_target_ms / max(once, 1e-3))))
     return min(batch_ms(fn, calls) for _ in range(repeats)) / calls
-
-
-SUSTAIN_S = 0.0
 
 
 # --- step ------------------------------------------------------------------
