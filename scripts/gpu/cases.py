@@ -195,6 +195,10 @@ GEMM_CASES = [
     # K split, run transposed (512 x 1408: 22 whole tiles in 6 splits, not
     # 24 in 5): B's operands first, partials written to C's places.
     (1408, 512, 6144, "f32", "f32"),
+    # 9 and 8 row tiles: B expanded once, bulk-copied by the GEMM; ragged
+    # M, N and K (byte scales), then whole tiles with a bf16 C.
+    (2100, 200, 352, "f32", "f32"),
+    (2048, 384, 1024, "bf16", None),
 ]
 for i, (m, n, k, result, acc) in enumerate(wanted("gemm", GEMM_CASES)):
     a = rng.standard_normal((m, k)).astype(np.float32)

@@ -446,6 +446,14 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     std::swap(inputs[0], inputs[2]);
     std::swap(inputs[1], inputs[3]);
   }
+  if (gemm.expandB) {
+    // B expanded once for all of the GEMM's blocks.
+    Value expanded = memref::AllocOp::create(
+        b, loc, MemRefType::get({gemm.expandedElements}, b.getBF16Type()));
+    launch(loc, *gemm.expandB, {inputs[2], inputs[3], expanded});
+    inputs.pop_back();
+    inputs.back() = expanded;
+  }
   if (gemm.addSplits) {
     // Split K: the splits' partial products meet in a workspace.
     Value workspace = memref::AllocOp::create(

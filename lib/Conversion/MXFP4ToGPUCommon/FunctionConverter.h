@@ -40,6 +40,10 @@ struct GemmLaunch {
   std::optional<KernelLaunch> addSplits = std::nullopt;
   /// `gemm` takes (b, bScales, a, aScales, ...): it computes C transposed.
   bool swapOperands = false;
+  /// Where set, runs first on (b, bScales, expanded), a buffer of
+  /// `expandedElements` bf16, and `gemm` takes (a, aScales, expanded, ...).
+  std::optional<KernelLaunch> expandB = std::nullopt;
+  int64_t expandedElements = 0;
 };
 
 /// C[m, n] (+)= A[m, k] * B[n, k]^T on FP4 operands with E8M0 scales.

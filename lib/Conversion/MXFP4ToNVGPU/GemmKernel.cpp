@@ -58,6 +58,17 @@
 // 1.2 times cuBLAS's bf16 rate, and the expansion does not overlap with
 // the MMAs even where nothing waits for it (docs/performance.md).
 //
+// So where many row tiles of A read the same B (Fprop and Dgrad: B is the
+// weight), B is expanded once, by a kernel of its own, into bf16 stages in
+// the shared-memory layout (unpadded), and the GEMM bulk-copies each 8 KiB
+// stage (`cp.async.bulk`, the async proxy wgmma reads) two stages ahead.
+// A thread then loads and expands only its two rows of A, and no stage
+// needs a block barrier or a proxy fence: its MMAs wait on the stage's
+// "full" barrier, and thread 0 refills a buffer once the four warpgroups
+// have arrived on its "empty" one after their MMAs read it. The blocks
+// then expand B 1/128th as often on the pilot's 32768-row GEMMs (+10%);
+// a B of more than 16 MiB as bf16 would stream from memory instead of L2.
+//
 // The tensor cores add each k16 slice's products to the f32 accumulators;
 // a slice holds words of four K steps, so the order differs from the CPU's
 // block by block sum wherever a rounding falls inside a slice.
@@ -99,8 +110,19 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static constexpr int64_t kSuperStepK = 4 * kWgStepK;
 /// The block tile: 64 rows of C a warpgroup, by kTile columns.
 static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
-/// The rows a thread loads and expands: two of A, then one of B.
+/// The rows a thread loads and expands: two of A, then one of B (none
+/// where B comes expanded).
 static constexpr int64_t kRowsPerThread = 3;
+/// A expanded B's shared-memory stage, bytes: 128 rows of 32 bf16.
+static constexpr int64_t kExpandedStageBytes = kTile * kWgStepK * 2;
+/// The row tiles of A from which B is expanded once, ahead of the GEMM:
+/// below that the blocks expand each B tile fewer times than the
+/// expansion kernel's pass over B costs.
+static constexpr int64_t kExpandedBMinRowTiles = 8;
+/// The largest expanded B, bytes: it stays in the L2 cache (50 MiB on an
+/// H200) while the blocks of a row tile read it. 8192 x 8192 (128 MiB)
+/// streamed from memory ran 7% slower than expanding FP4 in every block.
+static constexpr int64_t kExpandedBMaxBytes = 16 << 20;
 /// Buffers of B in shared memory: one per stage of a super step.
 static constexpr int64_t kBStages = 4;
 /// Blocks resident on an SM (the register file holds one block of 512
@@ -121,13 +143,22 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
                 kBlocksPerSM * kMultiprocessors);
 }
 
+int64_t sm90::expandedBElements(const GemmConfig &c) {
+  return ceilDiv(c.n, kTile) * kTile * ceilDiv(c.k, kSuperStepK) * kSuperStepK;
+}
+
 GemmConfig sm90::chooseOrientation(const GemmConfig &c) {
   GemmConfig transposed = c;
   std::swap(transposed.m, transposed.n);
   transposed.transposedC = true;
   KSplit own = gemmSplit(c), other = gemmSplit(transposed);
-  if (own.splits == 1 || other.splits == 1)
-    return c;
+  if (own.splits == 1 || other.splits == 1) {
+    GemmConfig whole = c;
+    whole.expandedB = own.splits == 1 &&
+                      ceilDiv(c.m, kTileM) >= kExpandedBMinRowTiles &&
+                      expandedBElements(c) * 2 <= kExpandedBMaxBytes;
+    return whole;
+  }
   // The super steps of the slowest block: its rounds times a split's steps.
   auto span = [](const GemmConfig &g, KSplit split) {
     return ceilDiv(gemmTiles(g) * split.splits,
@@ -182,6 +213,13 @@ private:
   /// 16-byte chunks: each quad of lanes transposes its rows' pairs so that
   /// a lane stores 8 adjacent columns at once.
   void storeChunks(Value out, Value accumulators, Value rowBase, Value colBase);
+  /// Expanded B: thread 0's bulk copy of stage `stage` of super step `s` of
+  /// the B tile from row `nRow` into buffer `stage`.
+  void copyStage(Value nRow, Value s, int64_t stage);
+  /// Expanded B, after stage j's wait for the previous stage's MMAs: the
+  /// warpgroup releases that stage's buffer, thread 0 refills the buffer
+  /// two stages back. `parity` is the super step's.
+  void releaseAndRefill(Value s, int64_t j, Value parity, Value tile);
 
   OpBuilder &b;
   Location loc;
@@ -192,6 +230,10 @@ private:
   // rows (two of A, one of B), the block tile's origin and the shared B
   // tile.
   Value aValues, aScales, bValues, bScales;
+  // Expanded B: its global address (i64).
+  Value bExpandedAddress;
+  // The block's range of super steps.
+  Value first, last;
   // Whether the scales are read a word (a super step) at a time. Needs rows
   // of whole words.
   bool wordScales = c.k / 32 % 4 == 0;
@@ -200,8 +242,14 @@ private:
   // Otherwise loads past the end (the last super step's and the last
   // tile's prefetch) are clamped to data nobody uses, and none is guarded.
   bool guarded = c.m % kTileM || c.n % kTile || c.k % kSuperStepK;
+  // Rows a thread loads: A's two, and B's one unless B comes expanded.
+  int64_t rowCount = c.expandedB ? 2 : kRowsPerThread;
   Value laneBlock, laneWord, scaleShift, rows[kRowsPerThread], m0, n0;
   CoreMatrixTile bTile;
+  // Expanded B: the barriers of its shared-memory stages, kBStages "full"
+  // (the stage's bulk copy landed) and then kBStages "empty" (the four
+  // warpgroups' MMAs read it).
+  Value stageBarriers;
 };
 
 } // namespace
@@ -212,8 +260,8 @@ void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
   auto codesType = VectorType::get({4}, i32);
   Value step = kb.add(kb.mul(s, 4), laneBlock);
   Value inK = kb.lt(step, kBlocks);
-  into.codes.resize(kRowsPerThread);
-  into.scales.resize(kRowsPerThread);
+  into.codes.resize(rowCount);
+  into.scales.resize(rowCount);
   for (int64_t i = first; i < first + count; ++i) {
     bool isB = i >= 2;
     Value values = isB ? bValues : aValues, scales = isB ? bScales : aScales;
@@ -237,46 +285,46 @@ void GemmBuilder::load(Value s, int64_t first, int64_t count, SuperStep &into) {
 
 SuperStep GemmBuilder::load(Value s) {
   SuperStep block;
-  load(s, 0, kRowsPerThread, block);
+  load(s, 0, rowCount, block);
   return block;
 }
 
-void GemmBuilder::toScalePairs(SuperStep &block) {
-  for (Value &s : block.scales) {
-    if (wordScales)
-      s = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, s, scaleShift), i32(0xFF));
-    // 2^(s-127) as bf16: byte 0 is the subnormal 2^-127, 255 NaN.
-    Value bits = arith::SelectOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
-        i32(0x40),
-        arith::SelectOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s,
-                                  i32(255)),
-            i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
-    Value packed = arith::OrIOp::create(
-        b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
-    s = vector::BitCastOp::create(
-        b, loc, VectorType::get({2}, b.getBF16Type()),
-        vector::BroadcastOp::create(
-            b, loc, VectorType::get({1}, b.getI32Type()), packed));
-  }
+/// 2^(s-127) as a pair of bf16 for the scale byte `s` (i32): byte 0 is the
+/// subnormal 2^-127, 255 NaN.
+static Value scalePair(OpBuilder &b, Location loc, Value s) {
+  auto i32 = [&](int64_t v) {
+    return num::constant(b, loc, b.getI32Type(), v);
+  };
+  Value bits = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
+      i32(0x40),
+      arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(255)),
+          i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
+  Value packed = arith::OrIOp::create(
+      b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({2}, b.getBF16Type()),
+      vector::BroadcastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
+                                  packed));
 }
 
-SmallVector<Value, 4> GemmBuilder::expandWord(const SuperStep &block, int64_t i,
-                                              int64_t j) {
+/// The four bf16 pairs (as i32) of the eight codes of `word` (i32) with
+/// scale `scale` (from scalePair): pair q holds codes q and q + 4.
+static SmallVector<Value, 4> expandPairs(OpBuilder &b, Location loc, Value word,
+                                         Value scale) {
   Type i32Type = b.getI32Type();
+  auto i32 = [&](int64_t v) { return num::constant(b, loc, i32Type, v); };
   auto pairType = VectorType::get({2}, b.getBF16Type());
-  auto asPair = [&](Value word) {
+  auto asPair = [&](Value bits) {
     return vector::BitCastOp::create(
         b, loc, pairType,
         vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
-                                    word));
+                                    bits));
   };
   Value twoTo126 = asPair(i32(0x7E807E80));
-  Value word = vector::ExtractOp::create(b, loc, block.codes[i], j);
   // Codes 2, 3, 6, 7 at the places of 0, 1, 4, 5.
   Value rotated =
       arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, word, i32(8)),
@@ -296,13 +344,29 @@ SmallVector<Value, 4> GemmBuilder::expandWord(const SuperStep &block, int64_t i,
         b, loc, codes, i32(odd ? (1 << 2) + (1 << 8) : (1 << 6) + (1 << 12)));
     Value pair = asPair(arith::AndIOp::create(b, loc, spread, i32(0x81C081C0)));
     pair = arith::MulFOp::create(b, loc, pair, twoTo126);
-    pair = arith::MulFOp::create(b, loc, pair, block.scales[i]);
+    pair = arith::MulFOp::create(b, loc, pair, scale);
     pairs.push_back(vector::ExtractOp::create(
         b, loc,
         vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type), pair),
         0));
   }
   return pairs;
+}
+
+void GemmBuilder::toScalePairs(SuperStep &block) {
+  for (Value &s : block.scales) {
+    if (wordScales)
+      s = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, s, scaleShift), i32(0xFF));
+    s = scalePair(b, loc, s);
+  }
+}
+
+SmallVector<Value, 4> GemmBuilder::expandWord(const SuperStep &block, int64_t i,
+                                              int64_t j) {
+  return expandPairs(b, loc,
+                     vector::ExtractOp::create(b, loc, block.codes[i], j),
+                     block.scales[i]);
 }
 
 SmallVector<Value> GemmBuilder::expandA(const SuperStep &block, int64_t j) {
@@ -317,7 +381,7 @@ SmallVector<Value> GemmBuilder::expandA(const SuperStep &block, int64_t j) {
 }
 
 void GemmBuilder::expandB(const SuperStep &block, int64_t j, int64_t stage) {
-  for (int64_t i = 2; i < kRowsPerThread; ++i) {
+  for (int64_t i = 2; i < rowCount; ++i) {
     // Pair p goes where A's pair p sits: K 8p + 2t of the stage. A warp's
     // store fills one core matrix (its 8 rows' 16 bytes): no conflicts.
     SmallVector<Value, 4> pairs = expandWord(block, i, j);
@@ -451,26 +515,128 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
       });
 }
 
+/// The byte buffer `bytes` as i32 words (codes are read 16 bytes at a time,
+/// word scales 4).
+static Value asWords(KernelBuilder &kb, Value bytes) {
+  OpBuilder &b = kb.builder();
+  auto bytesType = cast<MemRefType>(bytes.getType());
+  auto type =
+      MemRefType::get({bytesType.getNumElements() / 4}, b.getI32Type(),
+                      MemRefLayoutAttrInterface(), bytesType.getMemorySpace());
+  return memref::ViewOp::create(b, kb.location(), type, bytes, kb.idx(0),
+                                ValueRange{});
+}
+
+/// The global address (i64) of kernel argument `index`, a buffer. Kernels
+/// index with 32 bits, so `memref.extract_aligned_pointer_as_index` would
+/// truncate it; the bulk copy needs all 64, which PTX reads from the
+/// argument itself (NVPTX names it <kernel>_param_<index>).
+static Value globalAddress(KernelBuilder &kb, gpu::GPUFuncOp func,
+                           int64_t index) {
+  OpBuilder &b = kb.builder();
+  std::string text =
+      ("{\n.reg .u64 t;\nld.param.u64 t, [" + func.getName() + "_param_" +
+       Twine(index) + "];\ncvta.to.global.u64 $0, t;\n}")
+          .str();
+  return LLVM::InlineAsmOp::create(
+             b, kb.location(), b.getI64Type(), ValueRange{}, text, "=l",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+/// Runs `body` where `condition` holds.
+static void when(KernelBuilder &kb, Value condition,
+                 function_ref<void()> body) {
+  OpBuilder &b = kb.builder();
+  auto only = scf::IfOp::create(b, kb.location(), condition,
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(only.thenBlock());
+  body();
+}
+
+void GemmBuilder::copyStage(Value nRow, Value s, int64_t stage) {
+  // The expanded B is [N tiles][super steps][stages] of 8 KiB.
+  Value block = kb.add(
+      kb.mul(kb.add(kb.mul(kb.div(nRow, kTile), ceilDiv(c.k, kSuperStepK)), s),
+             kBStages),
+      stage);
+  Value source = arith::AddIOp::create(
+      b, loc, bExpandedAddress,
+      arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                 kb.mul(block, kExpandedStageBytes)));
+  bulkCopyToShared(kb, stageBarriers, stage, bTile.memref,
+                   kb.idx(stage * bTile.stageElements()), source,
+                   kExpandedStageBytes);
+}
+
+void GemmBuilder::releaseAndRefill(Value s, int64_t j, Value parity,
+                                   Value tile) {
+  Value tid = kb.threadId();
+  // This warpgroup's MMAs of the previous stage are done (wgmma waits are
+  // the warpgroup's): its leader releases their buffer. Stage 3's release
+  // of a tile's last super step follows the loop.
+  Value leader = kb.lt(kb.rem(tid, 128), 1);
+  if (j > 0)
+    when(kb, leader,
+         [&] { arriveOnBarrier(kb, stageBarriers, kBStages + j - 1); });
+  else
+    when(kb, kb.andI(leader, kb.lt(first, s)),
+         [&] { arriveOnBarrier(kb, stageBarriers, 2 * kBStages - 1); });
+  // Thread 0 refills the buffer that stage j - 2 read, two stages ahead:
+  // stage j + 2 of this super step, or stage j - 2 of the next (the next
+  // tile's first, if any), once all four warpgroups released it.
+  int64_t stage = (j + 2) % kBStages;
+  Value producer = kb.lt(tid, 1);
+  if (j < 2) {
+    when(kb, producer, [&] {
+      waitOnBarrier(kb, stageBarriers, kBStages + stage,
+                    arith::XOrIOp::create(b, loc, parity, i32(1)));
+      copyStage(n0, s, stage);
+    });
+    return;
+  }
+  Value nextStep = kb.add(s, 1);
+  Value inTile = kb.lt(nextStep, last);
+  Value nextTile = kb.add(tile, gemmBlocks(c));
+  Value any =
+      arith::OrIOp::create(b, loc, inTile, kb.lt(nextTile, gemmTiles(c)));
+  Value row = arith::SelectOp::create(
+      b, loc, inTile, n0, kb.mul(kb.rem(nextTile, ceilDiv(c.n, kTile)), kTile));
+  Value step = arith::SelectOp::create(b, loc, inTile, nextStep, first);
+  when(kb, kb.andI(producer, any), [&] {
+    waitOnBarrier(kb, stageBarriers, kBStages + stage, parity);
+    copyStage(row, step, stage);
+  });
+}
+
 void GemmBuilder::build(gpu::GPUFuncOp func) {
-  // The codes are read 16 bytes at a time, word scales 4: view the byte
-  // buffers as words.
-  auto words = [&](Value bytes) {
-    int64_t size = cast<MemRefType>(bytes.getType()).getNumElements() / 4;
-    auto type =
-        MemRefType::get({size}, b.getI32Type(), MemRefLayoutAttrInterface(),
-                        cast<MemRefType>(bytes.getType()).getMemorySpace());
-    return memref::ViewOp::create(b, loc, type, bytes, kb.idx(0), ValueRange{});
-  };
-  aValues = words(func.getArgument(0));
-  aScales =
-      wordScales ? words(func.getArgument(1)) : Value(func.getArgument(1));
-  bValues = words(func.getArgument(2));
-  bScales =
-      wordScales ? words(func.getArgument(3)) : Value(func.getArgument(3));
+  aValues = asWords(kb, func.getArgument(0));
+  aScales = wordScales ? asWords(kb, func.getArgument(1))
+                       : Value(func.getArgument(1));
+  int64_t accArgument = 4;
+  if (c.expandedB) {
+    bExpandedAddress = globalAddress(kb, func, 2);
+    accArgument = 3;
+  } else {
+    bValues = asWords(kb, func.getArgument(2));
+    bScales = wordScales ? asWords(kb, func.getArgument(3))
+                         : Value(func.getArgument(3));
+  }
   KSplit split = gemmSplit(c);
-  Value acc = c.accType && split.splits == 1 ? func.getArgument(4) : Value();
+  Value acc =
+      c.accType && split.splits == 1 ? func.getArgument(accArgument) : Value();
   Value out = func.getArgument(func.getFunctionType().getNumInputs() - 1);
-  bTile = {func.getWorkgroupAttributions()[0], kTile};
+  bTile = {func.getWorkgroupAttributions()[0], kTile,
+           /*padded=*/!c.expandedB};
+  if (c.expandedB) {
+    stageBarriers = func.getWorkgroupAttributions()[1];
+    SmallVector<int64_t> arrivals(kBStages, 1);
+    arrivals.append(kBStages, kGemmWarpgroups);
+    initBarriers(kb, stageBarriers, arrivals);
+  }
 
   Value tid = kb.threadId();
   Value lane = kb.rem(tid, 32);
@@ -495,7 +661,9 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
   // This block's super steps: all of them, or its split's range.
-  Value splitId, first = kb.idx(0), last = kb.idx(ceilDiv(c.k, kSuperStepK));
+  Value splitId;
+  first = kb.idx(0);
+  last = kb.idx(ceilDiv(c.k, kSuperStepK));
   if (split.splits > 1) {
     splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     first = kb.mul(splitId, split.stepsPerSplit);
@@ -506,11 +674,12 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     values.append(block.scales.begin(), block.scales.end());
     return values;
   };
-  auto unflatten = [](ValueRange values) {
+  int64_t rowCount = this->rowCount;
+  auto unflatten = [rowCount](ValueRange values) {
     SuperStep block;
-    block.codes.assign(values.begin(), values.begin() + kRowsPerThread);
-    block.scales.assign(values.begin() + kRowsPerThread,
-                        values.begin() + 2 * kRowsPerThread);
+    block.codes.assign(values.begin(), values.begin() + rowCount);
+    block.scales.assign(values.begin() + rowCount,
+                        values.begin() + 2 * rowCount);
     return block;
   };
   // A block loops over tiles gemmBlocks apart; it loads the next tile's
@@ -518,9 +687,20 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // the epilogue stores.
   Value firstTile = kb.blockId();
   setTile(firstTile);
-  auto tileLoop =
-      scf::ForOp::create(b, loc, firstTile, kb.idx(gemmTiles(c)),
-                         kb.idx(gemmBlocks(c)), flatten(load(first)));
+  // Expanded B: the first tile's first two stages; the main loop copies
+  // each stage two stages ahead from then on.
+  if (c.expandedB)
+    when(kb, kb.lt(tid, 1), [&] {
+      copyStage(n0, first, 0);
+      copyStage(n0, first, 1);
+    });
+  SmallVector<Value> tileInits = flatten(load(first));
+  // Expanded B: the parity of the block's super steps so far. Super step G
+  // fills and empties every buffer once: phase G of each barrier.
+  if (c.expandedB)
+    tileInits.push_back(i32(0));
+  auto tileLoop = scf::ForOp::create(b, loc, firstTile, kb.idx(gemmTiles(c)),
+                                     kb.idx(gemmBlocks(c)), tileInits);
   OpBuilder::InsertionGuard tileGuard(b);
   b.setInsertionPointToStart(tileLoop.getBody());
   Value tile = tileLoop.getInductionVar();
@@ -532,14 +712,21 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // next A fragments reuse; the next stage's B goes to the buffer that
   // stage j - 3 read, which every warpgroup waited for before an earlier
   // barrier. The tensor cores thus get stage j + 1's MMAs while stage j's
-  // may still run.
-  expandB(firstStep, 0, 0);
+  // may still run. Expanded B needs no block barrier: each stage's MMAs
+  // wait for its copy, and its buffer is refilled once all four
+  // warpgroups' MMAs have read it.
+  if (!c.expandedB)
+    expandB(firstStep, 0, 0);
   SmallVector<Value> aRegs = expandA(firstStep, 0);
-  fenceSharedForMma(kb);
-  gpu::BarrierOp::create(b, loc);
+  if (!c.expandedB) {
+    fenceSharedForMma(kb);
+    gpu::BarrierOp::create(b, loc);
+  }
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
   inits.append(flatten(firstStep));
   inits.append(aRegs);
+  if (c.expandedB)
+    inits.push_back(tileLoop.getRegionIterArgs().back());
   auto loop = scf::ForOp::create(b, loc, first, last, kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -548,7 +735,9 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     auto carried = loop.getRegionIterArgs();
     Value accumulators = carried[0];
     SuperStep current = unflatten(carried.drop_front());
-    SmallVector<Value> a(carried.drop_front(1 + 2 * kRowsPerThread));
+    SmallVector<Value> a(carried.begin() + 1 + 2 * rowCount,
+                         carried.begin() + 1 + 2 * rowCount + 8);
+    Value parity = c.expandedB ? carried.back() : Value();
     // The next super step's loads go out in two halves, A's rows in stage 0
     // and B's in stage 1, as the current one's words die: a thread has 128
     // registers.
@@ -559,13 +748,23 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
                 : kb.min(kb.add(s, 1),
                          arith::SubIOp::create(b, loc, last, kb.idx(1)));
     for (int64_t j = 0; j < kBStages; ++j) {
+      if (c.expandedB)
+        waitOnBarrier(kb, stageBarriers, j, parity);
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
                                                  kb.idx(j), accumulators);
       waitWarpgroupMmas(kb, /*pending=*/1);
+      if (c.expandedB)
+        releaseAndRefill(s, j, parity, tile);
       // The last super step expands past its range: harmless.
       if (j == 3)
         toScalePairs(next);
       const SuperStep &source = j < 3 ? current : next;
+      if (c.expandedB) {
+        a = expandA(source, (j + 1) % 4);
+        if (j == 0)
+          load(nextStep, 0, rowCount, next);
+        continue;
+      }
       expandB(source, (j + 1) % 4, (j + 1) % kBStages);
       a = expandA(source, (j + 1) % 4);
       fenceSharedForMma(kb);
@@ -578,13 +777,20 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     SmallVector<Value> yields = {accumulators};
     yields.append(flatten(next));
     yields.append(a);
+    if (c.expandedB)
+      yields.push_back(arith::XOrIOp::create(b, loc, parity, i32(1)));
     scf::YieldOp::create(b, loc, yields);
   }
   // The epilogue reads the accumulators.
   waitWarpgroupMmas(kb);
+  if (c.expandedB)
+    when(kb, kb.lt(kb.rem(tid, 128), 1),
+         [&] { arriveOnBarrier(kb, stageBarriers, 2 * kBStages - 1); });
   Value nextTile = kb.add(tile, gemmBlocks(c));
   setTile(guarded ? nextTile : kb.min(nextTile, kb.idx(gemmTiles(c) - 1)));
   SmallVector<Value> nextLoads = flatten(load(first));
+  if (c.expandedB)
+    nextLoads.push_back(loop.getResults().back());
   setTile(tile);
   epilogue(acc, out, splitId, loop.getResult(0), kb.add(m0, wgRow), n0);
   scf::YieldOp::create(b, loc, nextLoads);
@@ -598,9 +804,13 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   Type i8 = b.getI8Type();
   SmallVector<Type> args = {globalBuffer(ctx, c.m * c.k / 2, i8),
-                            globalBuffer(ctx, c.m * c.k / 32, i8),
-                            globalBuffer(ctx, c.n * c.k / 2, i8),
-                            globalBuffer(ctx, c.n * c.k / 32, i8)};
+                            globalBuffer(ctx, c.m * c.k / 32, i8)};
+  if (c.expandedB) {
+    args.push_back(globalBuffer(ctx, expandedBElements(c), b.getBF16Type()));
+  } else {
+    args.push_back(globalBuffer(ctx, c.n * c.k / 2, i8));
+    args.push_back(globalBuffer(ctx, c.n * c.k / 32, i8));
+  }
   if (int64_t splits = gemmSplit(c).splits; splits > 1) {
     args.push_back(globalBuffer(ctx, splits * c.m * c.n, b.getF32Type()));
   } else {
@@ -608,8 +818,13 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
       args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
     args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
   }
-  SmallVector<Type> shared = {workgroupBuffer(
-      ctx, CoreMatrixTile::elements(kTile, kBStages), b.getBF16Type())};
+  SmallVector<Type> shared = {
+      workgroupBuffer(ctx,
+                      CoreMatrixTile::elements(kTile, kBStages,
+                                               /*padded=*/!c.expandedB),
+                      b.getBF16Type())};
+  if (c.expandedB)
+    shared.push_back(workgroupBuffer(ctx, 2 * kBStages, b.getI64Type()));
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kGemmThreads);
   // One block an SM: ptxas keeps to 128 registers a thread.
@@ -620,6 +835,80 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);
+  return func;
+}
+
+/// The expansion kernel's warps: one per 8 rows of a B tile and super step.
+static int64_t expandBWarps(const GemmConfig &c) {
+  return ceilDiv(c.n, kTile) * ceilDiv(c.k, kSuperStepK) * (kTile / 8);
+}
+
+int64_t sm90::expandBBlocks(const GemmConfig &c) {
+  return ceilDiv(expandBWarps(c) * 32, kWorkgroupSize);
+}
+
+gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
+                                        gpu::GPUModuleOp module, StringRef name,
+                                        const GemmConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type();
+  SmallVector<Type> args = {
+      globalBuffer(ctx, c.n * c.k / 2, i8),
+      globalBuffer(ctx, c.n * c.k / 32, i8),
+      globalBuffer(ctx, expandedBElements(c), b.getBF16Type())};
+  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b, loc, BoundsMode::guarded);
+  gpu::ReturnOp::create(b, loc);
+  b.setInsertionPointToStart(&func.getBody().front());
+
+  Value id = kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId());
+  Value warp = kb.div(id, 32), lane = kb.rem(id, 32);
+  when(kb, kb.lt(warp, expandBWarps(c)), [&] {
+    // Warp (tile, super step, 8-row group); lane 4 r + t reads row r's
+    // block t of the super step, as the GEMM's lanes do, and writes word j's
+    // pairs where the GEMM's expandB puts them: stage j, K 8 p + 2 t.
+    int64_t superSteps = ceilDiv(c.k, kSuperStepK), kBlocks = c.k / 32;
+    Value group = kb.rem(warp, kTile / 8);
+    Value s = kb.rem(kb.div(warp, kTile / 8), superSteps);
+    Value tileN = kb.div(warp, (kTile / 8) * superSteps);
+    Value r = kb.div(lane, 4), t = kb.rem(lane, 4);
+    Value row = kb.add(kb.mul(tileN, kTile), kb.add(kb.mul(group, 8), r));
+    Value block = kb.add(kb.mul(s, 4), t);
+    Value valid = kb.andI(kb.lt(row, c.n), kb.lt(block, kBlocks));
+    Value at = kb.add(kb.mul(row, kBlocks), block);
+    Value codes = kb.load(VectorType::get({4}, b.getI32Type()),
+                          asWords(kb, func.getArgument(0)), valid,
+                          kb.mul(at, 4), c.n * kBlocks * 4, /*alignment=*/16);
+    Value scale =
+        scalePair(b, loc,
+                  arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                         kb.load(i8, func.getArgument(1), valid,
+                                                 at, c.n * kBlocks)));
+    Value base =
+        kb.add(kb.mul(kb.add(kb.mul(tileN, superSteps), s),
+                      kBStages * kExpandedStageBytes / 2),
+               kb.add(kb.mul(group, CoreMatrixTile::groupBytes(false) / 2),
+                      kb.add(kb.mul(r, 8), kb.mul(t, 2))));
+    for (int64_t j = 0; j < 4; ++j) {
+      SmallVector<Value, 4> pairs = expandPairs(
+          b, loc, vector::ExtractOp::create(b, loc, codes, j), scale);
+      for (auto [p, pair] : llvm::enumerate(pairs)) {
+        int64_t offset =
+            j * kExpandedStageBytes / 2 +
+            static_cast<int64_t>(p) * CoreMatrixTile::coreBytes(false) / 2;
+        vector::StoreOp::create(
+            b, loc,
+            vector::BitCastOp::create(
+                b, loc, VectorType::get({2}, b.getBF16Type()),
+                vector::BroadcastOp::create(
+                    b, loc, VectorType::get({1}, b.getI32Type()), pair)),
+            func.getArgument(2), ValueRange{kb.add(base, offset)},
+            /*nontemporal=*/false, llvm::MaybeAlign(4));
+      }
+    }
+  });
   return func;
 }
 

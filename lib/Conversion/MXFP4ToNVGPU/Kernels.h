@@ -30,13 +30,19 @@ struct GemmConfig {
   /// partials transposed, to the GEMM's workspace[s][N][M] in this
   /// config's terms. The add-splits kernel is the same either way.
   bool transposedC = false;
+  /// Unsplit GEMMs with many row tiles: B is expanded to bf16 once, by
+  /// `buildExpandBKernel`, in the GEMM's shared-memory layout, and the GEMM
+  /// takes it (a, aScales, expandedB, [acc], c) and bulk-copies its stages
+  /// instead of expanding B in every block.
+  bool expandedB = false;
 };
 
 /// The config whose tiles and splits finish `config`'s GEMM sooner: itself,
 /// or where K is split, its transposition (B * A^T) if that leaves fewer
 /// super steps to the slowest block (weight gradients whose M is not a
 /// multiple of the tile's 256 rows but N is: 1408 x 512 runs as 512 x 1408,
-/// 22 whole tiles in 6 splits on the 132 SMs, not 24 in 5).
+/// 22 whole tiles in 6 splits on the 132 SMs, not 24 in 5); unsplit, with
+/// B expanded once where A has at least 8 row tiles.
 GemmConfig chooseOrientation(const GemmConfig &config);
 
 /// The GEMM's warpgroups a block (each 64 rows of C's block tile) and
@@ -60,6 +66,16 @@ gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
 /// most as many as the device keeps resident.
 int64_t gemmTiles(const GemmConfig &config);
 int64_t gemmBlocks(const GemmConfig &config);
+
+/// Builds the kernel that expands an `expandedB` GEMM's B, (b, bScales,
+/// expandedB), to [N tiles][super steps][4 stages] of 128 x 32 bf16 in
+/// wgmma's unpadded core-matrix layout (zeros past N and K). 1-D grid.
+gpu::GPUFuncOp buildExpandBKernel(OpBuilder &b, Location loc,
+                                  gpu::GPUModuleOp module, StringRef name,
+                                  const GemmConfig &config);
+int64_t expandBBlocks(const GemmConfig &config);
+/// The elements of the expanded B.
+int64_t expandedBElements(const GemmConfig &config);
 
 /// Builds the kernel that finishes a split GEMM: (workspace, [acc], c),
 /// C = (split 0 + split 1 + ...) (+ acc), summed in split order in f32 and

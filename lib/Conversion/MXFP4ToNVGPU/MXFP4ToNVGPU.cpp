@@ -61,11 +61,23 @@ static KernelTarget getSm90Target() {
         typeName(config.resultType) +
         (config.accType ? "_acc" + typeName(config.accType) : "");
     int64_t splits = sm90::gemmSplit(config).splits;
+    std::string shapeName =
+        llvm::formatv("{0}x{1}x{2}", config.m, config.n, config.k);
+    if (config.expandedB) {
+      GemmLaunch launch = {
+          {getKernel("gemm_" + shapeName + "_" + types + "_expanded_b",
+                     sm90::buildGemmKernel),
+           sm90::gemmBlocks(config), sm90::kGemmThreads}};
+      launch.expandB = {
+          getKernel("expand_b_" + shapeName, sm90::buildExpandBKernel),
+          sm90::expandBBlocks(config)};
+      launch.expandedElements = sm90::expandedBElements(config);
+      return launch;
+    }
     if (splits == 1)
-      return {{getKernel(llvm::formatv("gemm_{0}x{1}x{2}_{3}", config.m,
-                                       config.n, config.k, types),
-                         sm90::buildGemmKernel),
-               sm90::gemmBlocks(config), sm90::kGemmThreads}};
+      return {
+          {getKernel("gemm_" + shapeName + "_" + types, sm90::buildGemmKernel),
+           sm90::gemmBlocks(config), sm90::kGemmThreads}};
     // The split GEMM writes f32 partial products whatever C's types; the
     // adding kernel reads them in C's layout either way.
     return {

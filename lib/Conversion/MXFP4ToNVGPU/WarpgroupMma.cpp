@@ -23,8 +23,11 @@
 #include "TensorCore.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -33,9 +36,9 @@ using namespace mlir::mxfp4::sm90;
 
 Value CoreMatrixTile::offset(KernelBuilder &kb, Value stage, Value row,
                              Value k) const {
-  Value group = kb.mul(kb.div(row, 8), kGroupBytes / 2);
-  Value inGroup =
-      kb.add(kb.mul(kb.div(k, 8), kCoreBytes / 2), kb.mul(kb.rem(row, 8), 8));
+  Value group = kb.mul(kb.div(row, 8), groupBytes(padded) / 2);
+  Value inGroup = kb.add(kb.mul(kb.div(k, 8), coreBytes(padded) / 2),
+                         kb.mul(kb.rem(row, 8), 8));
   return kb.add(kb.mul(stage, stageElements()), kb.add(group, inGroup));
 }
 
@@ -51,7 +54,7 @@ Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
       constant(4));
-  uint64_t leading = kCoreBytes >> 4, stride = kGroupBytes >> 4;
+  uint64_t leading = coreBytes(padded) >> 4, stride = groupBytes(padded) >> 4;
   return arith::OrIOp::create(b, loc, start,
                               constant((leading << 16) | (stride << 32)));
 }
@@ -174,6 +177,73 @@ void sm90::fenceSharedForMma(KernelBuilder &kb) {
       NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
+}
+
+/// Barrier `index` of `barriers` as a shared-memory pointer.
+static Value barrier(KernelBuilder &kb, Value barriers, int64_t index) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      kb.builder(), kb.location(), barriers);
+  return sharedPointer(kb, kb.add(base, 8 * index));
+}
+
+static Value i32Constant(KernelBuilder &kb, int64_t v) {
+  return arith::ConstantIntOp::create(kb.builder(), kb.location(),
+                                      kb.builder().getI32Type(), v);
+}
+
+void sm90::initBarriers(KernelBuilder &kb, Value barriers,
+                        ArrayRef<int64_t> arrivals) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  auto first =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              kb.threadId(), kb.idx(0)),
+                        /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    for (auto [i, count] : llvm::enumerate(arrivals))
+      NVVM::MBarrierInitOp::create(b, loc, barrier(kb, barriers, i),
+                                   i32Constant(kb, count), Value());
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+void sm90::arriveOnBarrier(KernelBuilder &kb, Value barriers, int64_t index) {
+  NVVM::MBarrierArriveOp::create(kb.builder(), kb.location(),
+                                 kb.builder().getI64Type(),
+                                 barrier(kb, barriers, index), Value());
+}
+
+void sm90::waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
+                         Value parity) {
+  // The suspend-time hint CUTLASS uses (ns).
+  NVVM::MBarrierTryWaitParityOp::create(kb.builder(), kb.location(),
+                                        barrier(kb, barriers, index), parity,
+                                        i32Constant(kb, 10000000));
+}
+
+void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
+                            Value dest, Value element, Value source,
+                            int64_t bytes) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value bar = barrier(kb, barriers, index);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, b.getI64Type(), bar, i32Constant(kb, bytes),
+      NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+  Value global = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), source);
+  // A shared::cta address of this block is its shared::cluster address
+  // (the form of the copy that PTX 8.0 has).
+  Value cluster = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+      arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                 sharedAddress(kb, dest, element))
+          .getResult());
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      b, loc, cluster, global, bar, i32Constant(kb, bytes), Value(), Value());
 }
 
 void sm90::forEachWarpgroupAccumulatorPair(

@@ -35,20 +35,24 @@ constexpr int64_t kWgStepK = 32;
 
 /// A K-major bf16 operand tile of `rows` x kWgStepK in shared memory, in
 /// `stages` copies (a pipeline's buffers) one after another. The K step's
-/// four core matrices of an 8-row group are kCoreBytes apart and 8-row
-/// groups kGroupBytes apart; the 32 bytes of padding in each put the
-/// 16-byte rows that a quarter-warp stores (two rows' four chunks each) or
-/// one `stmatrix` stores (rows of four groups) in distinct banks.
+/// four core matrices of an 8-row group are coreBytes() apart and 8-row
+/// groups groupBytes() apart. Padded, the 32 bytes of padding in each put
+/// the 16-byte rows that a quarter-warp stores (two rows' four chunks each)
+/// or one `stmatrix` stores (rows of four groups) in distinct banks;
+/// unpadded, a stage is one contiguous 8-row group after another, as bulk
+/// copies write it.
 struct CoreMatrixTile {
-  static constexpr int64_t kCoreBytes = 128 + 32;
-  static constexpr int64_t kGroupBytes = (kWgStepK / 8) * kCoreBytes + 32;
-
   Value memref; // 1-D bf16 in workgroup memory
   int64_t rows;
+  bool padded = true;
 
-  int64_t stageElements() const { return rows / 8 * kGroupBytes / 2; }
-  static int64_t elements(int64_t rows, int64_t stages) {
-    return stages * (rows / 8 * kGroupBytes / 2);
+  static int64_t coreBytes(bool padded) { return padded ? 128 + 32 : 128; }
+  static int64_t groupBytes(bool padded) {
+    return (kWgStepK / 8) * coreBytes(padded) + (padded ? 32 : 0);
+  }
+  int64_t stageElements() const { return rows / 8 * groupBytes(padded) / 2; }
+  static int64_t elements(int64_t rows, int64_t stages, bool padded = true) {
+    return stages * (rows / 8 * groupBytes(padded) / 2);
   }
   /// The element offset of (row, k) in stage `stage`; `k` a multiple of 8.
   Value offset(KernelBuilder &kb, Value stage, Value row, Value k) const;
@@ -94,6 +98,28 @@ void waitWarpgroupMmas(KernelBuilder &kb, int64_t pending = 0);
 /// Makes this thread's stores to shared memory visible to later wgmmas (the
 /// async proxy); a barrier must follow.
 void fenceSharedForMma(KernelBuilder &kb);
+
+/// Barriers (mbarriers) in `barriers`, a workgroup buffer of i64: thread 0
+/// initializes barrier i to complete a phase at `arrivals[i]` arrivals (and
+/// the bytes they announce), then the block synchronizes.
+void initBarriers(KernelBuilder &kb, Value barriers,
+                  ArrayRef<int64_t> arrivals);
+
+/// This thread's arrival on barrier `index`.
+void arriveOnBarrier(KernelBuilder &kb, Value barriers, int64_t index);
+
+/// Waits until the phase of barrier `index` with parity `parity` (i32, 0 or
+/// 1) has completed. A fresh barrier counts the phase before its first as
+/// complete.
+void waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
+                   Value parity);
+
+/// This thread's arrival on barrier `index`, announcing `bytes`, and the
+/// bulk copy (the async proxy, as wgmma reads) of `bytes` bytes from global
+/// byte address `source` (i64) to element `element` of the bf16 workgroup
+/// buffer `dest`, which completes them.
+void bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
+                      Value dest, Value element, Value source, int64_t bytes);
 
 /// Calls `body(row, col, pair)` for each pair of adjacent accumulators of
 /// the m64nN tile `acc` (columns col, col + 1 of row `row`, vector<2xf32>)

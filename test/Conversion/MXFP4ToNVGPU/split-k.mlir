@@ -89,21 +89,22 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 
 // -----
 
-// Fprop of the same layer (512 tiles): one launch that sums all of K in
-// order, as the CPU does (no workspace, no second launch). One block an SM
-// (132) loops over the tiles, carrying the next tile's first super step
-// (three rows' codes, then their words of four steps' scales) into each
-// tile's loop over K's four super steps.
-// CHECK-LABEL: func.func @fprop(
+// An unsplit GEMM (1024 tiles) whose B is too large to expand once (32 MiB
+// as bf16; expanded-b.mlir): one launch that sums all of K in order, as the
+// CPU does (no workspace, no second launch). One block an SM (132) loops
+// over the tiles, carrying the next tile's first super step (three rows'
+// codes, then their words of four steps' scales) into each tile's loop over
+// K's eight super steps.
+// CHECK-LABEL: func.func @unsplit(
 // CHECK-NOT: memref<{{[0-9]+}}xf32>
 // CHECK: %[[BLOCKS:.*]] = arith.constant 132 : index
-// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_32768x512x512_bf16 blocks in (%[[BLOCKS]], %[[ONE:[^,]*]], %[[ONE]]) threads
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_2048x16384x1024_bf16 blocks in (%[[BLOCKS]], %[[ONE:[^,]*]], %[[ONE]]) threads
 // CHECK-NOT: gpu.launch_func
-// CHECK: gpu.func @gemm_32768x512x512_bf16
+// CHECK: gpu.func @gemm_2048x16384x1024_bf16
 // CHECK-NOT: gpu.block_id  z
 // CHECK: %[[X:.*]] = gpu.block_id  x
-// CHECK: scf.for %{{.*}} = %[[X]] to %c512 step %c132 iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, i32, i32, i32)
-// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c4
+// CHECK: scf.for %{{.*}} = %[[X]] to %c1024 step %c132 iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %c8
 // Whole tiles: the loads are unguarded, the last super step's prefetch
 // clamped to the last one.
 // CHECK-NOT: arith.select
@@ -113,9 +114,9 @@ func.func @wgrad_ragged_splits(%a: tensor<1408x32768xf4E2M1FN>, %sa: tensor<1408
 // CHECK: scf.yield
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16777216xbf16, #gpu.address_space<global>>, vector<8xbf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<33554432xbf16, #gpu.address_space<global>>, vector<8xbf16>
 // CHECK-NOT: add_splits
-func.func @fprop(%a: tensor<32768x512xf4E2M1FN>, %sa: tensor<32768x16xf8E8M0FNU>, %b: tensor<512x512xf4E2M1FN>, %sb: tensor<512x16xf8E8M0FNU>) -> tensor<32768x512xbf16> {
-  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<32768x512xf4E2M1FN>, tensor<32768x16xf8E8M0FNU>, tensor<512x512xf4E2M1FN>, tensor<512x16xf8E8M0FNU> -> tensor<32768x512xbf16>
-  return %c : tensor<32768x512xbf16>
+func.func @unsplit(%a: tensor<2048x1024xf4E2M1FN>, %sa: tensor<2048x32xf8E8M0FNU>, %b: tensor<16384x1024xf4E2M1FN>, %sb: tensor<16384x32xf8E8M0FNU>) -> tensor<2048x16384xbf16> {
+  %c = mxfp4.scaled_matmul %a scale %sa, %b scale %sb : tensor<2048x1024xf4E2M1FN>, tensor<2048x32xf8E8M0FNU>, tensor<16384x1024xf4E2M1FN>, tensor<16384x32xf8E8M0FNU> -> tensor<2048x16384xbf16>
+  return %c : tensor<2048x16384xbf16>
 }
