@@ -59,6 +59,13 @@ Value KernelBuilder::select(Value cond, Value x, Value y) {
   return arith::SelectOp::create(b, loc, cond, x, y);
 }
 
+void KernelBuilder::when(Value condition, function_ref<void()> body) {
+  auto only = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(only.thenBlock());
+  body();
+}
+
 Value KernelBuilder::threadId() {
   return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
 }

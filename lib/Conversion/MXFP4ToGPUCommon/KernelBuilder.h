@@ -54,6 +54,10 @@ public:
   Value xorI(Value x, int64_t y);
   Value select(Value cond, Value x, Value y);
 
+  /// Runs `body` (which builds at the builder's insertion point) where
+  /// `condition` holds.
+  void when(Value condition, function_ref<void()> body);
+
   /// thread_id x, block_id x.
   Value threadId();
   Value blockId();

@@ -16,17 +16,7 @@
 // tile expand 384 rows for 256 x 128 of C where two expanded 256 for
 // 128 x 128. One block of 512 threads (128 registers each) fills an SM.
 //
-// The expansion is exact: an FP4 value times its power-of-two scale has at
-// most two significant bits and lies in bf16's range exactly when it lies
-// in f32's (byte 0 gives the bf16 subnormal 2^-127; 6 * 2^127 overflows in
-// both). It is arithmetic, not a table lookup, which would add to the
-// shared-memory traffic. Code bits s e1 e0 m moved to bf16 bits 15 and
-// 8..6 are the FP4 value times 2^-126 (e1 e0 = 0 gives bf16's subnormals 0
-// and 2^-127); `mul.bf16x2` by 2^126, then by the scale, gives the value
-// (byte 255 makes the block NaN). A pair holds codes q and q + 4 of a word,
-// 16 bits apart, so one multiply moves both; the integer pipe, at half the
-// issue rate like the FMA pipe's multiplies, takes only the masks and a
-// rotate.
+// The expansion is exact and arithmetic (Fp4Expansion.h).
 //
 // Lane 4g + t of warp w holds rows 16w + g and 16w + g + 8 of A (wgmma's
 // A fragment rows for warp w % 4 of warpgroup w / 4) and row 8w + g of B.
@@ -85,6 +75,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Fp4Expansion.h"
 #include "Kernels.h"
 #include "WarpgroupMma.h"
 
@@ -106,25 +97,22 @@ namespace num = mlir::mxfp4::numerics;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The main loop's unit: four K steps, one 16-byte load per row and lane.
-static constexpr int64_t kSuperStepK = 4 * kWgStepK;
 /// The block tile: 64 rows of C a warpgroup, by kTile columns.
 static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
 /// The rows a thread loads and expands: two of A, then one of B (none
 /// where B comes expanded).
 static constexpr int64_t kRowsPerThread = 3;
-/// A expanded B's shared-memory stage, bytes: 128 rows of 32 bf16.
-static constexpr int64_t kExpandedStageBytes = kTile * kWgStepK * 2;
 /// The row tiles of A from which B is expanded once, ahead of the GEMM:
 /// below that the blocks expand each B tile fewer times than the
 /// expansion kernel's pass over B costs.
 static constexpr int64_t kExpandedBMinRowTiles = 8;
 /// The largest expanded B, bytes: it stays in the L2 cache (50 MiB on an
-/// H200) while the blocks of a row tile read it. 8192 x 8192 (128 MiB)
-/// streamed from memory ran 7% slower than expanding FP4 in every block.
+/// H200) while the blocks of a row tile read it. 8192 x 8192 (128 MiB) ran
+/// 7% slower than expanding FP4 in every block, and still 4% slower with
+/// the tiles ordered in bands of 16 row tiles column by column (the blocks
+/// running at once then read 8 B tiles): copies two stages ahead do not
+/// cover reads from memory.
 static constexpr int64_t kExpandedBMaxBytes = 16 << 20;
-/// Buffers of B in shared memory: one per stage of a super step.
-static constexpr int64_t kBStages = 4;
 /// Blocks resident on an SM (the register file holds one block of 512
 /// threads of 128 registers).
 static constexpr int64_t kBlocksPerSM = 1;
@@ -139,12 +127,8 @@ int64_t sm90::gemmBlocks(const GemmConfig &c) {
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
   // In super steps, the main loop's unit.
-  return splitK(gemmTiles(c), ceilDiv(c.k, kSuperStepK),
+  return splitK(gemmTiles(c), ceilDiv(c.k, kGemmSuperStepK),
                 kBlocksPerSM * kMultiprocessors);
-}
-
-int64_t sm90::expandedBElements(const GemmConfig &c) {
-  return ceilDiv(c.n, kTile) * kTile * ceilDiv(c.k, kSuperStepK) * kSuperStepK;
 }
 
 GemmConfig sm90::chooseOrientation(const GemmConfig &c) {
@@ -213,6 +197,8 @@ private:
   /// 16-byte chunks: each quad of lanes transposes its rows' pairs so that
   /// a lane stores 8 adjacent columns at once.
   void storeChunks(Value out, Value accumulators, Value rowBase, Value colBase);
+  /// The origin (m0, n0) of C's tile `tile`.
+  std::pair<Value, Value> tileOrigin(Value tile);
   /// Expanded B: thread 0's bulk copy of stage `stage` of super step `s` of
   /// the B tile from row `nRow` into buffer `stage`.
   void copyStage(Value nRow, Value s, int64_t stage);
@@ -241,13 +227,13 @@ private:
   // partial last super step, whose codes past K must read as zeros.
   // Otherwise loads past the end (the last super step's and the last
   // tile's prefetch) are clamped to data nobody uses, and none is guarded.
-  bool guarded = c.m % kTileM || c.n % kTile || c.k % kSuperStepK;
+  bool guarded = c.m % kTileM || c.n % kTile || c.k % kGemmSuperStepK;
   // Rows a thread loads: A's two, and B's one unless B comes expanded.
   int64_t rowCount = c.expandedB ? 2 : kRowsPerThread;
   Value laneBlock, laneWord, scaleShift, rows[kRowsPerThread], m0, n0;
   CoreMatrixTile bTile;
-  // Expanded B: the barriers of its shared-memory stages, kBStages "full"
-  // (the stage's bulk copy landed) and then kBStages "empty" (the four
+  // Expanded B: the barriers of its shared-memory stages, kGemmBStages "full"
+  // (the stage's bulk copy landed) and then kGemmBStages "empty" (the four
   // warpgroups' MMAs read it).
   Value stageBarriers;
 };
@@ -287,70 +273,6 @@ SuperStep GemmBuilder::load(Value s) {
   SuperStep block;
   load(s, 0, rowCount, block);
   return block;
-}
-
-/// 2^(s-127) as a pair of bf16 for the scale byte `s` (i32): byte 0 is the
-/// subnormal 2^-127, 255 NaN.
-static Value scalePair(OpBuilder &b, Location loc, Value s) {
-  auto i32 = [&](int64_t v) {
-    return num::constant(b, loc, b.getI32Type(), v);
-  };
-  Value bits = arith::SelectOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(0)),
-      i32(0x40),
-      arith::SelectOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, i32(255)),
-          i32(0x7FC0), arith::ShLIOp::create(b, loc, s, i32(7))));
-  Value packed = arith::OrIOp::create(
-      b, loc, bits, arith::ShLIOp::create(b, loc, bits, i32(16)));
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({2}, b.getBF16Type()),
-      vector::BroadcastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
-                                  packed));
-}
-
-/// The four bf16 pairs (as i32) of the eight codes of `word` (i32) with
-/// scale `scale` (from scalePair): pair q holds codes q and q + 4.
-static SmallVector<Value, 4> expandPairs(OpBuilder &b, Location loc, Value word,
-                                         Value scale) {
-  Type i32Type = b.getI32Type();
-  auto i32 = [&](int64_t v) { return num::constant(b, loc, i32Type, v); };
-  auto pairType = VectorType::get({2}, b.getBF16Type());
-  auto asPair = [&](Value bits) {
-    return vector::BitCastOp::create(
-        b, loc, pairType,
-        vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32Type),
-                                    bits));
-  };
-  Value twoTo126 = asPair(i32(0x7E807E80));
-  // Codes 2, 3, 6, 7 at the places of 0, 1, 4, 5.
-  Value rotated =
-      arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, word, i32(8)),
-                           arith::ShLIOp::create(b, loc, word, i32(24)));
-  SmallVector<Value, 4> pairs;
-  for (int64_t q = 0; q < 4; ++q) {
-    // Pair q holds codes q and q + 4 (nibbles 4q and 4q + 16, 16 bits
-    // apart): one mask, one multiply (two shifts that do not overlap, so
-    // they add without carries) and one mask move both codes' sign to bits
-    // 15 and 31 and their e1 e0 m to bits 8..6 and 24..22. The multiply
-    // goes to the FMA pipe, the masks to the integer pipe, which bounds the
-    // expansion otherwise.
-    bool odd = q % 2;
-    Value codes = arith::AndIOp::create(b, loc, q < 2 ? word : rotated,
-                                        i32(odd ? 0x00F000F0 : 0x000F000F));
-    Value spread = arith::MulIOp::create(
-        b, loc, codes, i32(odd ? (1 << 2) + (1 << 8) : (1 << 6) + (1 << 12)));
-    Value pair = asPair(arith::AndIOp::create(b, loc, spread, i32(0x81C081C0)));
-    pair = arith::MulFOp::create(b, loc, pair, twoTo126);
-    pair = arith::MulFOp::create(b, loc, pair, scale);
-    pairs.push_back(vector::ExtractOp::create(
-        b, loc,
-        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32Type), pair),
-        0));
-  }
-  return pairs;
 }
 
 void GemmBuilder::toScalePairs(SuperStep &block) {
@@ -515,18 +437,6 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
       });
 }
 
-/// The byte buffer `bytes` as i32 words (codes are read 16 bytes at a time,
-/// word scales 4).
-static Value asWords(KernelBuilder &kb, Value bytes) {
-  OpBuilder &b = kb.builder();
-  auto bytesType = cast<MemRefType>(bytes.getType());
-  auto type =
-      MemRefType::get({bytesType.getNumElements() / 4}, b.getI32Type(),
-                      MemRefLayoutAttrInterface(), bytesType.getMemorySpace());
-  return memref::ViewOp::create(b, kb.location(), type, bytes, kb.idx(0),
-                                ValueRange{});
-}
-
 /// The global address (i64) of kernel argument `index`, a buffer. Kernels
 /// index with 32 bits, so `memref.extract_aligned_pointer_as_index` would
 /// truncate it; the bulk copy needs all 64, which PTX reads from the
@@ -546,30 +456,26 @@ static Value globalAddress(KernelBuilder &kb, gpu::GPUFuncOp func,
       .getResult(0);
 }
 
-/// Runs `body` where `condition` holds.
-static void when(KernelBuilder &kb, Value condition,
-                 function_ref<void()> body) {
-  OpBuilder &b = kb.builder();
-  auto only = scf::IfOp::create(b, kb.location(), condition,
-                                /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(only.thenBlock());
-  body();
+std::pair<Value, Value> GemmBuilder::tileOrigin(Value tile) {
+  int64_t tilesN = ceilDiv(c.n, kTile);
+  return {kb.mul(kb.div(tile, tilesN), kTileM),
+          kb.mul(kb.rem(tile, tilesN), kTile)};
 }
 
 void GemmBuilder::copyStage(Value nRow, Value s, int64_t stage) {
   // The expanded B is [N tiles][super steps][stages] of 8 KiB.
   Value block = kb.add(
-      kb.mul(kb.add(kb.mul(kb.div(nRow, kTile), ceilDiv(c.k, kSuperStepK)), s),
-             kBStages),
+      kb.mul(
+          kb.add(kb.mul(kb.div(nRow, kTile), ceilDiv(c.k, kGemmSuperStepK)), s),
+          kGemmBStages),
       stage);
   Value source = arith::AddIOp::create(
       b, loc, bExpandedAddress,
       arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                 kb.mul(block, kExpandedStageBytes)));
+                                 kb.mul(block, kExpandedBStageBytes)));
   bulkCopyToShared(kb, stageBarriers, stage, bTile.memref,
                    kb.idx(stage * bTile.stageElements()), source,
-                   kExpandedStageBytes);
+                   kExpandedBStageBytes);
 }
 
 void GemmBuilder::releaseAndRefill(Value s, int64_t j, Value parity,
@@ -580,19 +486,19 @@ void GemmBuilder::releaseAndRefill(Value s, int64_t j, Value parity,
   // of a tile's last super step follows the loop.
   Value leader = kb.lt(kb.rem(tid, 128), 1);
   if (j > 0)
-    when(kb, leader,
-         [&] { arriveOnBarrier(kb, stageBarriers, kBStages + j - 1); });
+    kb.when(leader,
+            [&] { arriveOnBarrier(kb, stageBarriers, kGemmBStages + j - 1); });
   else
-    when(kb, kb.andI(leader, kb.lt(first, s)),
-         [&] { arriveOnBarrier(kb, stageBarriers, 2 * kBStages - 1); });
+    kb.when(kb.andI(leader, kb.lt(first, s)),
+            [&] { arriveOnBarrier(kb, stageBarriers, 2 * kGemmBStages - 1); });
   // Thread 0 refills the buffer that stage j - 2 read, two stages ahead:
   // stage j + 2 of this super step, or stage j - 2 of the next (the next
   // tile's first, if any), once all four warpgroups released it.
-  int64_t stage = (j + 2) % kBStages;
+  int64_t stage = (j + 2) % kGemmBStages;
   Value producer = kb.lt(tid, 1);
   if (j < 2) {
-    when(kb, producer, [&] {
-      waitOnBarrier(kb, stageBarriers, kBStages + stage,
+    kb.when(producer, [&] {
+      waitOnBarrier(kb, stageBarriers, kGemmBStages + stage,
                     arith::XOrIOp::create(b, loc, parity, i32(1)));
       copyStage(n0, s, stage);
     });
@@ -603,26 +509,26 @@ void GemmBuilder::releaseAndRefill(Value s, int64_t j, Value parity,
   Value nextTile = kb.add(tile, gemmBlocks(c));
   Value any =
       arith::OrIOp::create(b, loc, inTile, kb.lt(nextTile, gemmTiles(c)));
-  Value row = arith::SelectOp::create(
-      b, loc, inTile, n0, kb.mul(kb.rem(nextTile, ceilDiv(c.n, kTile)), kTile));
+  Value row =
+      arith::SelectOp::create(b, loc, inTile, n0, tileOrigin(nextTile).second);
   Value step = arith::SelectOp::create(b, loc, inTile, nextStep, first);
-  when(kb, kb.andI(producer, any), [&] {
-    waitOnBarrier(kb, stageBarriers, kBStages + stage, parity);
+  kb.when(kb.andI(producer, any), [&] {
+    waitOnBarrier(kb, stageBarriers, kGemmBStages + stage, parity);
     copyStage(row, step, stage);
   });
 }
 
 void GemmBuilder::build(gpu::GPUFuncOp func) {
-  aValues = asWords(kb, func.getArgument(0));
-  aScales = wordScales ? asWords(kb, func.getArgument(1))
+  aValues = codeWords(kb, func.getArgument(0));
+  aScales = wordScales ? codeWords(kb, func.getArgument(1))
                        : Value(func.getArgument(1));
   int64_t accArgument = 4;
   if (c.expandedB) {
     bExpandedAddress = globalAddress(kb, func, 2);
     accArgument = 3;
   } else {
-    bValues = asWords(kb, func.getArgument(2));
-    bScales = wordScales ? asWords(kb, func.getArgument(3))
+    bValues = codeWords(kb, func.getArgument(2));
+    bScales = wordScales ? codeWords(kb, func.getArgument(3))
                          : Value(func.getArgument(3));
   }
   KSplit split = gemmSplit(c);
@@ -633,8 +539,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
            /*padded=*/!c.expandedB};
   if (c.expandedB) {
     stageBarriers = func.getWorkgroupAttributions()[1];
-    SmallVector<int64_t> arrivals(kBStages, 1);
-    arrivals.append(kBStages, kGemmWarpgroups);
+    SmallVector<int64_t> arrivals(kGemmBStages, 1);
+    arrivals.append(kGemmBStages, kGemmWarpgroups);
     initBarriers(kb, stageBarriers, arrivals);
   }
 
@@ -652,18 +558,14 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   rows[1] = kb.add(rows[0], 8);
   // B row 8 w + g: a warp's stores fill one core matrix.
   rows[2] = kb.add(kb.mul(warp, 8), kb.div(lane, 4));
-  int64_t tilesN = ceilDiv(c.n, kTile);
-  auto setTile = [&](Value tile) {
-    m0 = kb.mul(kb.div(tile, tilesN), kTileM);
-    n0 = kb.mul(kb.rem(tile, tilesN), kTile);
-  };
+  auto setTile = [&](Value tile) { std::tie(m0, n0) = tileOrigin(tile); };
   // Each warpgroup 64 rows of C by all 128 columns.
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
 
   // This block's super steps: all of them, or its split's range.
   Value splitId;
   first = kb.idx(0);
-  last = kb.idx(ceilDiv(c.k, kSuperStepK));
+  last = kb.idx(ceilDiv(c.k, kGemmSuperStepK));
   if (split.splits > 1) {
     splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     first = kb.mul(splitId, split.stepsPerSplit);
@@ -690,7 +592,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // Expanded B: the first tile's first two stages; the main loop copies
   // each stage two stages ahead from then on.
   if (c.expandedB)
-    when(kb, kb.lt(tid, 1), [&] {
+    kb.when(kb.lt(tid, 1), [&] {
       copyStage(n0, first, 0);
       copyStage(n0, first, 1);
     });
@@ -747,7 +649,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
         guarded ? kb.add(s, 1)
                 : kb.min(kb.add(s, 1),
                          arith::SubIOp::create(b, loc, last, kb.idx(1)));
-    for (int64_t j = 0; j < kBStages; ++j) {
+    for (int64_t j = 0; j < kGemmBStages; ++j) {
       if (c.expandedB)
         waitOnBarrier(kb, stageBarriers, j, parity);
       accumulators = issueWarpgroupMmasRegisterA(kb, a, bTile, kb.idx(0), kTile,
@@ -765,7 +667,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
           load(nextStep, 0, rowCount, next);
         continue;
       }
-      expandB(source, (j + 1) % 4, (j + 1) % kBStages);
+      expandB(source, (j + 1) % 4, (j + 1) % kGemmBStages);
       a = expandA(source, (j + 1) % 4);
       fenceSharedForMma(kb);
       // After the fence, which waits for the thread's loads in flight
@@ -784,8 +686,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // The epilogue reads the accumulators.
   waitWarpgroupMmas(kb);
   if (c.expandedB)
-    when(kb, kb.lt(kb.rem(tid, 128), 1),
-         [&] { arriveOnBarrier(kb, stageBarriers, 2 * kBStages - 1); });
+    kb.when(kb.lt(kb.rem(tid, 128), 1),
+            [&] { arriveOnBarrier(kb, stageBarriers, 2 * kGemmBStages - 1); });
   Value nextTile = kb.add(tile, gemmBlocks(c));
   setTile(guarded ? nextTile : kb.min(nextTile, kb.idx(gemmTiles(c) - 1)));
   SmallVector<Value> nextLoads = flatten(load(first));
@@ -820,11 +722,11 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   }
   SmallVector<Type> shared = {
       workgroupBuffer(ctx,
-                      CoreMatrixTile::elements(kTile, kBStages,
+                      CoreMatrixTile::elements(kTile, kGemmBStages,
                                                /*padded=*/!c.expandedB),
                       b.getBF16Type())};
   if (c.expandedB)
-    shared.push_back(workgroupBuffer(ctx, 2 * kBStages, b.getI64Type()));
+    shared.push_back(workgroupBuffer(ctx, 2 * kGemmBStages, b.getI64Type()));
   gpu::GPUFuncOp func =
       createKernel(b, loc, module, name, args, shared, kGemmThreads);
   // One block an SM: ptxas keeps to 128 registers a thread.
@@ -835,80 +737,6 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);
-  return func;
-}
-
-/// The expansion kernel's warps: one per 8 rows of a B tile and super step.
-static int64_t expandBWarps(const GemmConfig &c) {
-  return ceilDiv(c.n, kTile) * ceilDiv(c.k, kSuperStepK) * (kTile / 8);
-}
-
-int64_t sm90::expandBBlocks(const GemmConfig &c) {
-  return ceilDiv(expandBWarps(c) * 32, kWorkgroupSize);
-}
-
-gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
-                                        gpu::GPUModuleOp module, StringRef name,
-                                        const GemmConfig &c) {
-  MLIRContext *ctx = b.getContext();
-  Type i8 = b.getI8Type();
-  SmallVector<Type> args = {
-      globalBuffer(ctx, c.n * c.k / 2, i8),
-      globalBuffer(ctx, c.n * c.k / 32, i8),
-      globalBuffer(ctx, expandedBElements(c), b.getBF16Type())};
-  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(b, loc, BoundsMode::guarded);
-  gpu::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(&func.getBody().front());
-
-  Value id = kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId());
-  Value warp = kb.div(id, 32), lane = kb.rem(id, 32);
-  when(kb, kb.lt(warp, expandBWarps(c)), [&] {
-    // Warp (tile, super step, 8-row group); lane 4 r + t reads row r's
-    // block t of the super step, as the GEMM's lanes do, and writes word j's
-    // pairs where the GEMM's expandB puts them: stage j, K 8 p + 2 t.
-    int64_t superSteps = ceilDiv(c.k, kSuperStepK), kBlocks = c.k / 32;
-    Value group = kb.rem(warp, kTile / 8);
-    Value s = kb.rem(kb.div(warp, kTile / 8), superSteps);
-    Value tileN = kb.div(warp, (kTile / 8) * superSteps);
-    Value r = kb.div(lane, 4), t = kb.rem(lane, 4);
-    Value row = kb.add(kb.mul(tileN, kTile), kb.add(kb.mul(group, 8), r));
-    Value block = kb.add(kb.mul(s, 4), t);
-    Value valid = kb.andI(kb.lt(row, c.n), kb.lt(block, kBlocks));
-    Value at = kb.add(kb.mul(row, kBlocks), block);
-    Value codes = kb.load(VectorType::get({4}, b.getI32Type()),
-                          asWords(kb, func.getArgument(0)), valid,
-                          kb.mul(at, 4), c.n * kBlocks * 4, /*alignment=*/16);
-    Value scale =
-        scalePair(b, loc,
-                  arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                         kb.load(i8, func.getArgument(1), valid,
-                                                 at, c.n * kBlocks)));
-    Value base =
-        kb.add(kb.mul(kb.add(kb.mul(tileN, superSteps), s),
-                      kBStages * kExpandedStageBytes / 2),
-               kb.add(kb.mul(group, CoreMatrixTile::groupBytes(false) / 2),
-                      kb.add(kb.mul(r, 8), kb.mul(t, 2))));
-    for (int64_t j = 0; j < 4; ++j) {
-      SmallVector<Value, 4> pairs = expandPairs(
-          b, loc, vector::ExtractOp::create(b, loc, codes, j), scale);
-      for (auto [p, pair] : llvm::enumerate(pairs)) {
-        int64_t offset =
-            j * kExpandedStageBytes / 2 +
-            static_cast<int64_t>(p) * CoreMatrixTile::coreBytes(false) / 2;
-        vector::StoreOp::create(
-            b, loc,
-            vector::BitCastOp::create(
-                b, loc, VectorType::get({2}, b.getBF16Type()),
-                vector::BroadcastOp::create(
-                    b, loc, VectorType::get({1}, b.getI32Type()), pair)),
-            func.getArgument(2), ValueRange{kb.add(base, offset)},
-            /*nontemporal=*/false, llvm::MaybeAlign(4));
-      }
-    }
-  });
   return func;
 }
 

@@ -15,6 +15,7 @@
 #define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_KERNELS_H
 
 #include "TensorCore.h"
+#include "WarpgroupMma.h"
 
 #include "../MXFP4ToGPUCommon/Kernels.h"
 
@@ -44,6 +45,15 @@ struct GemmConfig {
 /// 22 whole tiles in 6 splits on the 132 SMs, not 24 in 5); unsplit, with
 /// B expanded once where A has at least 8 row tiles.
 GemmConfig chooseOrientation(const GemmConfig &config);
+
+/// The MXFP4 GEMM's main-loop unit (a super step): four K steps, one
+/// 16-byte load a row and lane; and its B buffers in shared memory, one a
+/// K step.
+constexpr int64_t kGemmSuperStepK = 4 * kWgStepK;
+constexpr int64_t kGemmBStages = 4;
+/// An expanded B's stage (`GemmConfig::expandedB`), bytes: 128 rows of 32
+/// bf16.
+constexpr int64_t kExpandedBStageBytes = kTile * kWgStepK * 2;
 
 /// The GEMM's warpgroups a block (each 64 rows of C's block tile) and
 /// threads a block.

@@ -27,7 +27,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -195,18 +194,11 @@ void sm90::initBarriers(KernelBuilder &kb, Value barriers,
                         ArrayRef<int64_t> arrivals) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  auto first =
-      scf::IfOp::create(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              kb.threadId(), kb.idx(0)),
-                        /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(first.thenBlock());
+  kb.when(kb.lt(kb.threadId(), 1), [&] {
     for (auto [i, count] : llvm::enumerate(arrivals))
       NVVM::MBarrierInitOp::create(b, loc, barrier(kb, barriers, i),
                                    i32Constant(kb, count), Value());
-  }
+  });
   gpu::BarrierOp::create(b, loc);
 }
 
