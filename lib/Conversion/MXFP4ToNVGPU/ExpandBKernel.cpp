@@ -58,9 +58,6 @@ gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b, loc, BoundsMode::guarded);
-  gpu::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(&func.getBody().front());
-
   Value id = kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId());
   Value warp = kb.div(id, 32), lane = kb.rem(id, 32);
   kb.when(kb.lt(warp, expandBWarps(c)), [&] {
@@ -96,16 +93,10 @@ gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
         int64_t offset =
             j * kExpandedBStageBytes / 2 +
             static_cast<int64_t>(p) * CoreMatrixTile::coreBytes(false) / 2;
-        vector::StoreOp::create(
-            b, loc,
-            vector::BitCastOp::create(
-                b, loc, VectorType::get({2}, b.getBF16Type()),
-                vector::BroadcastOp::create(
-                    b, loc, VectorType::get({1}, b.getI32Type()), pair)),
-            func.getArgument(2), ValueRange{kb.add(base, offset)},
-            /*nontemporal=*/false, llvm::MaybeAlign(4));
+        storePair(b, loc, pair, func.getArgument(2), kb.add(base, offset));
       }
     }
   });
+  gpu::ReturnOp::create(b, loc);
   return func;
 }

@@ -87,3 +87,14 @@ SmallVector<Value, 4> sm90::expandPairs(OpBuilder &b, Location loc, Value word,
   }
   return pairs;
 }
+
+void sm90::storePair(OpBuilder &b, Location loc, Value pair, Value buffer,
+                     Value element) {
+  vector::StoreOp::create(
+      b, loc,
+      vector::BitCastOp::create(
+          b, loc, VectorType::get({2}, b.getBF16Type()),
+          vector::BroadcastOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), pair)),
+      buffer, ValueRange{element}, /*nontemporal=*/false, llvm::MaybeAlign(4));
+}

@@ -43,6 +43,11 @@ Value scalePair(OpBuilder &b, Location loc, Value s);
 SmallVector<Value, 4> expandPairs(OpBuilder &b, Location loc, Value word,
                                   Value scale);
 
+/// Stores `pair` (a bf16 pair as i32, from expandPairs) at element
+/// `element` (even) of the bf16 buffer `buffer`.
+void storePair(OpBuilder &b, Location loc, Value pair, Value buffer,
+               Value element);
+
 } // namespace mlir::mxfp4::sm90
 
 #endif // MXFP4_LIB_CONVERSION_MXFP4TONVGPU_FP4EXPANSION_H

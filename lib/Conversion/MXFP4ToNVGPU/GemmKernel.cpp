@@ -311,14 +311,7 @@ void GemmBuilder::expandB(const SuperStep &block, int64_t j, int64_t stage) {
       Value at = kb.add(bTile.offset(kb, kb.idx(stage), rows[i],
                                      kb.idx(8 * static_cast<int64_t>(p))),
                         laneWord);
-      vector::StoreOp::create(
-          b, loc,
-          vector::BitCastOp::create(
-              b, loc, VectorType::get({2}, b.getBF16Type()),
-              vector::BroadcastOp::create(
-                  b, loc, VectorType::get({1}, b.getI32Type()), pair)),
-          bTile.memref, ValueRange{at}, /*nontemporal=*/false,
-          llvm::MaybeAlign(4));
+      storePair(b, loc, pair, bTile.memref, at);
     }
   }
 }
