@@ -30,12 +30,14 @@ void exec(Driver &cu, void *module, const Compiled &compiled,
   {
     Timer timer(cu);
     if (o.backToBack) {
-      timer.begin();
-      for (size_t i = 0; i < o.repeat; ++i) {
-        restore(cu, arguments);
-        replay(cu, memory, program, arguments, nullptr);
+      for (size_t batch = 0; batch < o.batches; ++batch) {
+        timer.begin();
+        for (size_t i = 0; i < o.repeat; ++i) {
+          restore(cu, arguments);
+          replay(cu, memory, program, arguments, nullptr);
+        }
+        ms.insert(ms.end(), o.repeat, timer.end() / float(o.repeat));
       }
-      ms.assign(o.repeat, timer.end() / float(o.repeat));
     } else {
       for (size_t i = 0; i < o.repeat; ++i) {
         restore(cu, arguments);

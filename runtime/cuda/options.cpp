@@ -17,7 +17,7 @@
 static const char *usage =
     "usage: mxfp4-cuda-run exec PLAN CUBIN --function=NAME "
     "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
-    "[--back-to-back] [--profile] [--time-json=FILE]\n"
+    "[--back-to-back [--batches=N]] [--profile] [--time-json=FILE]\n"
     "       mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N] "
     "[--checkpoint-every=N] [--resume] [--recipe=NAME]\n"
     "       mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
@@ -29,7 +29,7 @@ static const char *usage =
 static const std::map<std::string, std::set<std::string>> flags = {
     {"exec",
      {"--host=", "--function=", "--input=", "--output=", "--repeat=",
-      "--back-to-back", "--profile", "--time-json="}},
+      "--back-to-back", "--batches=", "--profile", "--time-json="}},
     {"train",
      {"--host=", "--run=", "--out=", "--steps=", "--checkpoint-every=",
       "--resume", "--recipe="}},
@@ -92,6 +92,8 @@ Options parseOptions(int argc, char **argv) {
       o.repeat = count("--repeat", value);
     else if (flag == "--back-to-back")
       o.backToBack = true;
+    else if (flag == "--batches=")
+      o.batches = count("--batches", value);
     else if (flag == "--profile")
       o.profile = true;
     else if (flag == "--time-json=")
@@ -141,6 +143,10 @@ Options parseOptions(int argc, char **argv) {
   }
   if (o.backToBack && o.repeat == 0)
     fail("--back-to-back needs timed calls: --repeat=N with N at least 1");
+  if (o.batches != 1 && !o.backToBack)
+    fail("--batches times batches of back-to-back calls: add --back-to-back");
+  if (o.batches == 0)
+    fail("--batches=N needs N at least 1");
   if (!o.timeJson.empty() && o.repeat == 0)
     fail("--time-json needs timed calls: --repeat=N with N at least 1");
   return o;

@@ -27,6 +27,9 @@ struct Options {
   // The --repeat calls timed as one batch, not one by one: no idle gap
   // between calls, as in training (the mean only).
   bool backToBack = false;
+  // Back to back: this many batches of --repeat calls, each timed alone
+  // (min_ms is then the best batch's mean, as peers time short bursts).
+  size_t batches = 1;
   // train, study, check-weights
   std::string runDir, outDir, recipe;
   std::vector<std::string> recipeDirs, runDirs;
