@@ -656,6 +656,8 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       const SuperStep &source = j < 3 ? current : next;
       if (c.expandedB) {
         a = expandA(source, (j + 1) % 4);
+        // No fence waits for loads here: both rows of the next super step
+        // go out in stage 0, and the registers hold them.
         if (j == 0)
           load(nextStep, 0, rowCount, next);
         continue;

@@ -17,7 +17,9 @@
 // ISA, "Shared Memory Matrix Layout"). A descriptor's leading byte offset
 // is the distance of core matrices adjacent in K, its stride byte offset
 // that of 8-row groups. Operands whose rows are contiguous in global memory
-// are transposed on their way in by `stmatrix.trans`.
+// are transposed on their way in by `stmatrix.trans`. Operand stages that
+// come whole from global memory arrive by bulk copy (`cp.async.bulk`, the
+// async proxy wgmma reads) under mbarriers.
 //
 //===----------------------------------------------------------------------===//
 
