@@ -85,8 +85,9 @@ private:
   BoundsMode bounds;
 };
 
-/// Creates a kernel `name` in `module` with `argTypes` and `threads`
-/// threads per block, and positions `b` at its start.
+/// Creates a kernel `name` in `module` with `argTypes`, `workgroupBuffers`
+/// and `threads` threads per block; `b`'s insertion point is unchanged
+/// (callers build the body from the entry block's start).
 gpu::GPUFuncOp createKernel(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                             StringRef name, TypeRange argTypes,
                             TypeRange workgroupBuffers = {},
