@@ -7,7 +7,8 @@
 //
 // `mxfp4-cuda-run exec`: the first call is a warmup and writes the --output
 // files; --repeat=N (1 unless given) then times N more calls with CUDA
-// events, each call alone or, with --back-to-back, as one batch. The inputs
+// events, each call alone or, with --back-to-back, as one batch (or
+// --batches=B batches, each timed alone). The inputs
 // are uploaded once and stay on the device; the plan's
 // allocations come from a cache of freed blocks, as in PyTorch, so
 // steady-state calls make no cuMemAlloc. --profile adds a call that times

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 //   mxfp4-cuda-run exec PLAN CUBIN --function=NAME --input=@x.npy --input=5
-//       --output=@y.npy [--repeat=N] [--back-to-back] [--time-json=FILE]
-//       [--profile]
+//       --output=@y.npy [--repeat=N] [--back-to-back [--batches=N]]
+//       [--time-json=FILE] [--profile]
 //   mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N]
 //       [--checkpoint-every=N] [--resume] [--recipe=NAME]
 //   mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] --out=DIR

@@ -25,7 +25,7 @@ struct Options {
   size_t repeat = 1;
   bool profile = false; // one more call, timing each launch
   // The --repeat calls timed as one batch, not one by one: no idle gap
-  // between calls, as in training (the mean only).
+  // between calls, as in training (each call gets the batch's mean).
   bool backToBack = false;
   // Back to back: this many batches of --repeat calls, each timed alone
   // (min_ms is then the best batch's mean, as peers time short bursts).

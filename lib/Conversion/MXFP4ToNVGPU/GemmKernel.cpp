@@ -71,7 +71,7 @@
 // split: unsplit, C is one sum over K in the tensor cores' order, and the
 // GEMMs that split round once more per split. A split GEMM may run
 // transposed, C^T = B * A^T with its partials stored at C's places, where
-// that gives the slowest block fewer super steps (chooseOrientation).
+// that gives the slowest block fewer super steps (chooseGemmVariant).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,7 +131,7 @@ KSplit sm90::gemmSplit(const GemmConfig &c) {
                 kBlocksPerSM * kMultiprocessors);
 }
 
-GemmConfig sm90::chooseOrientation(const GemmConfig &c) {
+GemmConfig sm90::chooseGemmVariant(const GemmConfig &c) {
   GemmConfig transposed = c;
   std::swap(transposed.m, transposed.n);
   transposed.transposedC = true;

@@ -43,8 +43,9 @@ struct GemmConfig {
 /// super steps to the slowest block (weight gradients whose M is not a
 /// multiple of the tile's 256 rows but N is: 1408 x 512 runs as 512 x 1408,
 /// 22 whole tiles in 6 splits on the 132 SMs, not 24 in 5); unsplit, with
-/// B expanded once where A has at least 8 row tiles.
-GemmConfig chooseOrientation(const GemmConfig &config);
+/// B expanded once where A has at least 8 row tiles and B takes at most
+/// 16 MiB as bf16.
+GemmConfig chooseGemmVariant(const GemmConfig &config);
 
 /// The MXFP4 GEMM's main-loop unit (a super step): four K steps, one
 /// 16-byte load a row and lane; and its B buffers in shared memory, one a

@@ -47,7 +47,7 @@ static KernelTarget getSm90Target() {
   target.stageQuantize = true;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                    const GemmShape &shape) -> GemmLaunch {
-    sm90::GemmConfig config = sm90::chooseOrientation(
+    sm90::GemmConfig config = sm90::chooseGemmVariant(
         {shape.m, shape.n, shape.k, shape.resultType, shape.accType});
     auto getKernel = [&](const std::string &name, auto build) {
       auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
@@ -81,8 +81,7 @@ static KernelTarget getSm90Target() {
     // The split GEMM writes f32 partial products whatever C's types; the
     // adding kernel reads them in C's layout either way.
     return {
-        {getKernel(llvm::formatv("gemm_{0}x{1}x{2}_split{3}{4}", config.m,
-                                 config.n, config.k, splits,
+        {getKernel(llvm::formatv("gemm_{0}_split{1}{2}", shapeName, splits,
                                  config.transposedC ? "_transposed" : ""),
                    sm90::buildGemmKernel),
          sm90::gemmBlocks(config), sm90::kGemmThreads, splits},
