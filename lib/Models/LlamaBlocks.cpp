@@ -167,30 +167,6 @@ Value LlamaGraph::rope(Value x, bool inverse) {
   return tb.reshape(rotated, shapeOf(x));
 }
 
-Value LlamaGraph::queryHeads(Value x) {
-  Value x5 = tb.reshape(x, {batch, seq, kvHeads, groups, headDim});
-  Value t = tb.transpose(x5, {0, 2, 3, 1, 4});
-  return tb.reshape(t, {batch * kvHeads, groups * seq, headDim});
-}
-
-Value LlamaGraph::fromQueryHeads(Value x) {
-  Value x5 = tb.reshape(x, {batch, kvHeads, groups, seq, headDim});
-  Value t = tb.transpose(x5, {0, 3, 1, 2, 4});
-  return tb.reshape(t, {tokens, heads * headDim});
-}
-
-Value LlamaGraph::kvHeads2(Value x) {
-  Value x4 = tb.reshape(x, {batch, seq, kvHeads, headDim});
-  Value t = tb.transpose(x4, {0, 2, 1, 3});
-  return tb.reshape(t, {batch * kvHeads, seq, headDim});
-}
-
-Value LlamaGraph::fromKVHeads(Value x) {
-  Value x4 = tb.reshape(x, {batch, kvHeads, seq, headDim});
-  Value t = tb.transpose(x4, {0, 2, 1, 3});
-  return tb.reshape(t, {tokens, kvHeads * headDim});
-}
-
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
@@ -213,10 +189,35 @@ static Value maskedScores(TensorBuilder &tb, Value scores, int64_t seq,
   });
 }
 
+/// Query rows [B, S, KVH * G, D] (token-major, the projection's layout) to
+/// [B * KVH, G * S, D]: the query heads that share a KV head are stacked,
+/// so GQA is one batched matmul. Key and value rows [B, S, KVH, D] are the
+/// case G = 1.
+static Value stackedHeads(TensorBuilder &tb, Value x, int64_t kvHeads) {
+  ArrayRef<int64_t> s = shapeOf(x);
+  int64_t groups = s[2] / kvHeads;
+  Value x5 = tb.reshape(x, {s[0], s[1], kvHeads, groups, s[3]});
+  Value t = tb.transpose(x5, {0, 2, 3, 1, 4});
+  return tb.reshape(t, {s[0] * kvHeads, groups * s[1], s[3]});
+}
+
+/// The inverse of stackedHeads: to `shape` [B, S, KVH * G, D].
+static Value tokenRows(TensorBuilder &tb, Value x, ArrayRef<int64_t> shape,
+                       int64_t kvHeads) {
+  int64_t groups = shape[2] / kvHeads;
+  Value x5 = tb.reshape(x, {shape[0], kvHeads, groups, shape[1], shape[3]});
+  Value t = tb.transpose(x5, {0, 3, 1, 2, 4});
+  return tb.reshape(t, shape);
+}
+
 /// The body of the causal_attention composite (Composites.h).
 static SmallVector<Value> attentionBody(TensorBuilder &tb, ValueRange args,
                                         int64_t seq, int64_t headDim) {
-  Value q = args[0], k = args[1], v = args[2];
+  int64_t kvHeads = shapeOf(args[1])[2];
+  SmallVector<int64_t> qShape(shapeOf(args[0]));
+  Value q = stackedHeads(tb, args[0], kvHeads),
+        k = stackedHeads(tb, args[1], kvHeads),
+        v = stackedHeads(tb, args[2], kvHeads);
   Value masked =
       maskedScores(tb, tb.batchMatmul(q, k, false, true), seq, headDim);
   SmallVector<int64_t> shape(shapeOf(masked));
@@ -238,7 +239,10 @@ static SmallVector<Value> attentionBody(TensorBuilder &tb, ValueRange args,
     return arith::AddFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]))
         .getResult();
   });
-  return {tb.batchMatmul(probs, v, false, false), lse};
+  // lse [B * KVH, G * S] is [B, H, S] in the same order.
+  return {tokenRows(tb, tb.batchMatmul(probs, v, false, false), qShape,
+                    kvHeads),
+          tb.reshape(lse, {qShape[0], qShape[2], seq})};
 }
 
 /// The body of the causal_attention_backward composite: the probabilities
@@ -247,8 +251,14 @@ static SmallVector<Value> attentionBody(TensorBuilder &tb, ValueRange args,
 static SmallVector<Value> attentionGradBody(TensorBuilder &tb,
                                             ValueRange args, int64_t seq,
                                             int64_t headDim) {
-  Value q = args[0], k = args[1], v = args[2], out = args[3], lse = args[4],
-        dO = args[5];
+  int64_t kvHeads = shapeOf(args[1])[2];
+  SmallVector<int64_t> qShape(shapeOf(args[0])), kShape(shapeOf(args[1]));
+  Value q = stackedHeads(tb, args[0], kvHeads),
+        k = stackedHeads(tb, args[1], kvHeads),
+        v = stackedHeads(tb, args[2], kvHeads),
+        out = stackedHeads(tb, args[3], kvHeads),
+        dO = stackedHeads(tb, args[5], kvHeads);
+  Value lse = tb.reshape(args[4], shapeOf(q).drop_back());
   Value masked =
       maskedScores(tb, tb.batchMatmul(q, k, false, true), seq, headDim);
   SmallVector<int64_t> shape(shapeOf(masked));
@@ -278,8 +288,11 @@ static SmallVector<Value> attentionGradBody(TensorBuilder &tb,
         Value ds = arith::MulFOp::create(b, l, a[0], centered);
         return arith::DivFOp::create(b, l, ds, scale);
       });
-  return {tb.batchMatmul(dScores, k, false, false),
-          tb.batchMatmul(dScores, q, true, false), dv};
+  return {tokenRows(tb, tb.batchMatmul(dScores, k, false, false), qShape,
+                    kvHeads),
+          tokenRows(tb, tb.batchMatmul(dScores, q, true, false), kShape,
+                    kvHeads),
+          tokenRows(tb, dv, kShape, kvHeads)};
 }
 
 SmallVector<Value> LlamaGraph::callComposite(StringRef kind, ValueRange args,
@@ -313,32 +326,32 @@ SmallVector<Value> LlamaGraph::callComposite(StringRef kind, ValueRange args,
 
 LlamaGraph::Attention LlamaGraph::attention(Value q, Value k, Value v) {
   Attention saved;
-  saved.q = queryHeads(q);
-  saved.k = kvHeads2(k);
-  saved.v = kvHeads2(v);
-  auto headsType = cast<RankedTensorType>(saved.q.getType());
-  auto lseType = RankedTensorType::get(headsType.getShape().drop_back(),
-                                       headsType.getElementType());
+  saved.q = tb.reshape(q, {batch, seq, heads, headDim});
+  saved.k = tb.reshape(k, {batch, seq, kvHeads, headDim});
+  saved.v = tb.reshape(v, {batch, seq, kvHeads, headDim});
+  auto type = cast<RankedTensorType>(saved.q.getType());
+  auto lseType =
+      RankedTensorType::get({batch, heads, seq}, type.getElementType());
   SmallVector<Value> r =
       callComposite(kCausalAttention, {saved.q, saved.k, saved.v},
-                    {headsType, lseType}, attentionBody);
-  saved.heads = r[0];
+                    {type, lseType}, attentionBody);
+  saved.o = r[0];
   saved.lse = r[1];
-  saved.out = fromQueryHeads(saved.heads);
+  saved.out = tb.reshape(saved.o, {tokens, heads * headDim});
   return saved;
 }
 
 void LlamaGraph::attentionBackward(const Attention &saved, Value dOut,
                                    Value &dq, Value &dk, Value &dv) {
-  Value dO = queryHeads(dOut);
   SmallVector<Value> r = callComposite(
       kCausalAttentionBackward,
-      {saved.q, saved.k, saved.v, saved.heads, saved.lse, dO},
+      {saved.q, saved.k, saved.v, saved.o, saved.lse,
+       tb.reshape(dOut, {batch, seq, heads, headDim})},
       {saved.q.getType(), saved.k.getType(), saved.v.getType()},
       attentionGradBody);
-  dq = fromQueryHeads(r[0]);
-  dk = fromKVHeads(r[1]);
-  dv = fromKVHeads(r[2]);
+  dq = tb.reshape(r[0], {tokens, heads * headDim});
+  dk = tb.reshape(r[1], {tokens, kvHeads * headDim});
+  dv = tb.reshape(r[2], {tokens, kvHeads * headDim});
 }
 
 //===----------------------------------------------------------------------===//

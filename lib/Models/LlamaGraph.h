@@ -47,18 +47,13 @@ public:
   /// the transposed rotation (the backward).
   Value rope(Value x, bool inverse);
 
-  /// Query rows [T, heads * hd] to [B * kvHeads, groups * S, hd]: the query
-  /// heads that share a KV head are stacked, so GQA is one batched matmul.
-  Value queryHeads(Value x);
-  Value fromQueryHeads(Value x);
-  /// Key/value rows [T, kvHeads * hd] to [B * kvHeads, S, hd] and back.
-  Value kvHeads2(Value x);
-  Value fromKVHeads(Value x);
-
+  /// The attention composites' operands and results are token-major, the
+  /// projections' layout seen as [B, S, heads, hd]: no transposition
+  /// outside them (a fused kernel reads the heads in place).
   struct Attention {
-    Value q, k, v; // rotated heads, as in queryHeads/kvHeads2
-    Value heads;   // the output in queryHeads form
-    Value lse;     // [B * kvHeads, groups * S]: log-sum-exp of the scores
+    Value q, k, v; // rotated q and k, and v: [B, S, heads (kvHeads), hd]
+    Value o;       // the output, [B, S, heads, hd]
+    Value lse;     // [B, heads, S]: log-sum-exp of the scores
     Value out;     // [T, heads * hd], before o_proj
   };
   /// Causal softmax attention of rotated q and k and v (rows form).

@@ -128,12 +128,11 @@ for label, overrides in [("d64", {}), ("d128", {"dim": 1024, "batch_size": 32})]
     for direction, kind in [("fwd", "causal_attention"),
                             ("bwd", "causal_attention_backward")]:
         mlir, types, _ = composite_module(step_text, kind)
-        # q is [batch * kv heads, group * seq, head dim], k [batch * kv heads,
-        # seq, head dim]; the pilot's batch is 64, heads 8 (a group of two).
+        # q is [batch, seq, heads, head dim], k [batch, seq, kv heads, head
+        # dim] (the projections' rows, read in place).
         q, k = ([int(d) for d in t[7:-5].split("x")] for t in types[:2])
-        batch = overrides.get("batch_size", 64)  # the pilot's batch
-        kv_heads, seq, head_dim = q[0] // batch, k[1], q[2]
-        heads = kv_heads * q[1] // seq
+        batch, seq, heads, head_dim = q
+        kv_heads = k[2]
         flops = 2 * batch * heads * seq * seq * head_dim
         work = flops if direction == "fwd" else flops * 5 // 2
         inputs = ["f32n:" + t[7:-5] for t in types]

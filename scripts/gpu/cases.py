@@ -329,14 +329,16 @@ def composite_case(kind, inputs, step_text=attn_step, suffix=""):
 
 
 if "attention" in groups:
-    q = rng.standard_normal((4, 256, 64)).astype(np.float32)
-    k, v = (rng.standard_normal((4, 128, 64)).astype(np.float32) for _ in range(2))
+    # Token-major, as the projections produce them: q [B, S, heads, D],
+    # k and v [B, S, KV heads, D].
+    q = rng.standard_normal((4, 128, 2, 64)).astype(np.float32)
+    k, v = (rng.standard_normal((4, 128, 1, 64)).astype(np.float32) for _ in range(2))
     composite_case("causal_attention", [q, k, v])
     o, lse = (np.load(f"{out}/causal-attention/cpu{i}.npy") for i in range(2))
     composite_case("causal_attention_backward",
                    [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)])
-    q = rng.standard_normal((4, 256, 128)).astype(np.float32)
-    k, v = (rng.standard_normal((4, 128, 128)).astype(np.float32) for _ in range(2))
+    q = rng.standard_normal((4, 128, 2, 128)).astype(np.float32)
+    k, v = (rng.standard_normal((4, 128, 1, 128)).astype(np.float32) for _ in range(2))
     composite_case("causal_attention", [q, k, v], attn128_step, "-d128")
     o, lse = (np.load(f"{out}/causal-attention-d128/cpu{i}.npy") for i in range(2))
     composite_case("causal_attention_backward",

@@ -46,7 +46,8 @@ static std::optional<ArrayRef<int64_t>> plainShape(Value v) {
 }
 
 /// The attention shape of a composite call, if the kernels cover it:
-/// q [BH, G*S, D], k and v [BH, S, D], and (backward) o, lse, dO alike.
+/// q [B, S, H, D], k and v [B, S, KVH, D] (H a multiple of KVH), and
+/// (backward) o and dO as q, lse [B, H, S].
 static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
                                                       bool backward) {
   if (call.getNumOperands() != (backward ? 6u : 3u))
@@ -56,12 +57,13 @@ static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
       return std::nullopt;
   ArrayRef<int64_t> q = *plainShape(call.getOperand(0)),
                     k = *plainShape(call.getOperand(1));
-  if (q.size() != 3 || k.size() != 3 || q[0] != k[0] || q[2] != k[2] ||
-      q[1] % k[1] || *plainShape(call.getOperand(2)) != k)
+  if (q.size() != 4 || k.size() != 4 || q[0] != k[0] || q[1] != k[1] ||
+      q[3] != k[3] || q[2] % k[2] || *plainShape(call.getOperand(2)) != k)
     return std::nullopt;
-  sm90::AttentionShape shape{q[0], q[1] / k[1], k[1], k[2]};
+  sm90::AttentionShape shape{q[0], k[2], q[2] / k[2], q[1], q[3]};
+  SmallVector<int64_t> lse = {q[0], q[2], q[1]};
   if (backward && (*plainShape(call.getOperand(3)) != q ||
-                   *plainShape(call.getOperand(4)) != q.drop_back() ||
+                   *plainShape(call.getOperand(4)) != ArrayRef(lse) ||
                    *plainShape(call.getOperand(5)) != q))
     return std::nullopt;
   if (!sm90::isSupported(shape))

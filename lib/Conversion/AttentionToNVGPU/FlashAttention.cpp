@@ -88,9 +88,18 @@ private:
   SharedTile depthTile(Value memory) const {
     return {memory, false, s.headDim, kRows};
   }
-  /// Rows row0..row0+63 of `src` [heads, n, d] into `tile`, as bf16.
+  /// The indices of element `col` of this block's stacked row `row0 + r`
+  /// in `buffer`, token-major [batch, seq, n, d]: n = kvHeads * groups (q,
+  /// o, dO and dq) or n = kvHeads (k, v, dk and dv, whose rows are < seq).
+  /// `row0` and `row0 + r` lie in one group (a tile's rows: seq is a
+  /// multiple of 64), so the group and position are computed once a tile.
+  SmallVector<Value> rowAt(Value buffer, Value row0, Value r, Value col);
+  /// The indices of row `row`'s value in `buffer`: lse [batch, heads,
+  /// seq], or delta [heads, groups * seq] (the backward's own).
+  SmallVector<Value> valueAt(Value buffer, Value row);
+  /// Rows row0..row0+63 of `src` into `tile`, as bf16.
   void loadTile(Value src, Value row0, Value tile);
-  /// src[head, row0..row0+63] (f32) into `memory`.
+  /// The values of rows row0..row0+63 of `src` (f32) into `memory`.
   void loadVector(Value src, Value row0, Value memory);
   /// The A fragments of this warp's 16 rows of `tile`.
   Fragments aFragments(Value tile);
@@ -116,7 +125,7 @@ private:
   std::array<Value, 2> rowReduce(ArrayRef<Value> acc, bool isMax);
   std::array<Value, 2> quadReduce(std::array<Value, 2> partial, bool isMax);
   /// Stores this warp's 16 x d accumulators times scale[half] into rows
-  /// row0 + warp * 16 .. of dst [heads, n, d].
+  /// row0 + warp * 16 .. of dst.
   void storeRows(ArrayRef<Value> acc, Value dst, Value row0,
                  std::array<Value, 2> scale);
   SmallVector<Value> zeroAccumulators(int64_t count);
@@ -135,8 +144,9 @@ private:
   Location loc;
   KernelBuilder kb;
   const AttentionShape &s;
-  // Set by open().
-  Value tid, head, warp, g, t, sqrtD;
+  // Set by open(): `head` is the block's stacked head, batch * kvHeads of
+  // them, `batchIndex` and `kvHead` its parts.
+  Value tid, head, batchIndex, kvHead, warp, g, t, sqrtD;
 };
 
 } // namespace
@@ -149,7 +159,8 @@ gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
   shared.append(vectors, workgroupBuffer(ctx, kRows, b.getF32Type()));
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(blocksX), kb.idx(s.heads), one, kb.idx(kThreads), one, one,
+      b, loc, kb.idx(blocksX), kb.idx(s.heads()), one, kb.idx(kThreads), one,
+      one,
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
   Block &body = launch.getBody().front();
@@ -158,12 +169,31 @@ gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
   b.setInsertionPointToStart(&body);
   tid = launch.getThreadIds().x;
   head = launch.getBlockIds().y;
+  batchIndex = kb.div(head, s.kvHeads);
+  kvHead = kb.rem(head, s.kvHeads);
   warp = kb.div(tid, 32);
   Value lane = kb.rem(tid, 32);
   g = kb.div(lane, 4);
   t = kb.rem(lane, 4);
   sqrtD = f32(std::sqrt(static_cast<double>(s.headDim)));
   return launch;
+}
+
+SmallVector<Value> Emitter::rowAt(Value buffer, Value row0, Value r,
+                                  Value col) {
+  int64_t groups = cast<MemRefType>(buffer.getType()).getDimSize(2) / s.kvHeads;
+  Value position = kb.add(kb.rem(row0, s.seq), r);
+  Value h = kvHead;
+  if (groups > 1)
+    h = kb.add(kb.mul(kvHead, groups), kb.div(row0, s.seq));
+  return {batchIndex, position, h, col};
+}
+
+SmallVector<Value> Emitter::valueAt(Value buffer, Value row) {
+  if (cast<MemRefType>(buffer.getType()).getRank() == 2)
+    return {head, row};
+  return {batchIndex, kb.add(kb.mul(kvHead, s.groups), kb.div(row, s.seq)),
+          kb.rem(row, s.seq)};
 }
 
 void Emitter::loadTile(Value src, Value row0, Value tile) {
@@ -177,7 +207,7 @@ void Emitter::loadTile(Value src, Value row0, Value tile) {
     Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
     Value x =
         vector::LoadOp::create(b, loc, VectorType::get({8}, b.getF32Type()),
-                               src, ValueRange{head, kb.add(row0, row), col},
+                               src, rowAt(src, row0, row, col),
                                /*nontemporal=*/false, llvm::MaybeAlign(32));
     Value h = arith::TruncFOp::create(b, loc,
                                       VectorType::get({8}, b.getBF16Type()), x);
@@ -192,7 +222,7 @@ void Emitter::loadVector(Value src, Value row0, Value memory) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(inRange.thenBlock());
   Value x =
-      memref::LoadOp::create(b, loc, src, ValueRange{head, kb.add(row0, tid)});
+      memref::LoadOp::create(b, loc, src, valueAt(src, kb.add(row0, tid)));
   memref::StoreOp::create(b, loc, x, memory, ValueRange{tid});
 }
 
@@ -284,7 +314,7 @@ std::array<Value, 2> Emitter::rowReduce(ArrayRef<Value> acc, bool isMax) {
 void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
                         std::array<Value, 2> scale) {
   auto pairType = VectorType::get({2}, b.getF32Type());
-  Value rowBase = kb.add(row0, kb.add(kb.mul(warp, kWarpRows), g));
+  Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
   for (auto [di, vec] : llvm::enumerate(acc))
     for (int64_t half = 0; half < 2; ++half) {
       Value pair = vector::ShuffleOp::create(
@@ -296,7 +326,7 @@ void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
       }
       Value col = kb.add(kb.mul(t, 2), static_cast<int64_t>(di) * 8);
       vector::StoreOp::create(b, loc, pair, dst,
-                              ValueRange{head, kb.add(rowBase, half * 8), col});
+                              rowAt(dst, row0, kb.add(warpRow, half * 8), col));
     }
 }
 
@@ -377,7 +407,7 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
     Value value = arith::AddFOp::create(b, loc, results[h],
                                         math::LogOp::create(b, loc, sums[h]));
     memref::StoreOp::create(b, loc, value, lse,
-                            ValueRange{head, kb.add(rowBase, h * 8)});
+                            valueAt(lse, kb.add(rowBase, h * 8)));
   }
 }
 
@@ -396,7 +426,8 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
   auto type = VectorType::get({8}, b.getF32Type());
   Value sum = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   for (int64_t c = 0; c < chunks; c += lanes) {
-    SmallVector<Value> at = {head, row, kb.mul(kb.add(lane, c), 8)};
+    SmallVector<Value> at =
+        rowAt(o, row, kb.idx(0), kb.mul(kb.add(lane, c), 8));
     Value x = vector::LoadOp::create(b, loc, type, o, at);
     Value y = vector::LoadOp::create(b, loc, type, dO, at);
     sum = vector::FMAOp::create(b, loc, x, y, sum);
@@ -413,7 +444,7 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0)),
       false);
   b.setInsertionPointToStart(first.thenBlock());
-  memref::StoreOp::create(b, loc, total, delta, ValueRange{head, row});
+  memref::StoreOp::create(b, loc, total, delta, valueAt(delta, row));
 }
 
 void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
@@ -435,9 +466,9 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
   std::array<Value, 2> pos = {warpPos, kb.add(warpPos, 8)};
   std::array<Value, 2> rowLse, rowDelta;
   for (int64_t h = 0; h < 2; ++h) {
-    SmallVector<Value> at = {head, kb.add(row0, kb.add(warpRow, h * 8))};
-    rowLse[h] = memref::LoadOp::create(b, loc, lse, at);
-    rowDelta[h] = memref::LoadOp::create(b, loc, delta, at);
+    Value row = kb.add(row0, kb.add(warpRow, h * 8));
+    rowLse[h] = memref::LoadOp::create(b, loc, lse, valueAt(lse, row));
+    rowDelta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
   }
   Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1),
@@ -556,7 +587,7 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
 bool sm90::isSupported(const AttentionShape &shape) {
   return shape.seq % kRows == 0 && shape.groups * shape.seq % kThreads == 0 &&
          shape.headDim % 16 == 0 && shape.headDim <= 128 && shape.groups >= 1 &&
-         shape.heads >= 1;
+         shape.batch >= 1 && shape.kvHeads >= 1;
 }
 
 void sm90::emitAttentionForward(OpBuilder &b, Location loc,
@@ -571,7 +602,8 @@ void sm90::emitAttentionBackward(OpBuilder &b, Location loc,
                                  Value dq, Value dk, Value dv) {
   Value delta = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({shape.heads, shape.groups * shape.seq}, b.getF32Type()));
+      MemRefType::get({shape.heads(), shape.groups * shape.seq},
+                      b.getF32Type()));
   Emitter emitter(b, loc, shape);
   emitter.rowDot(o, dO, delta);
   emitter.backwardQueries(q, k, v, lse, dO, delta, dq);

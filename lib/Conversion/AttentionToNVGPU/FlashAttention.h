@@ -18,11 +18,15 @@
 
 namespace mlir::mxfp4::sm90 {
 
-/// Shapes of one attention: q [heads, groups * seq, headDim] (stacked GQA
-/// query heads), k and v [heads, seq, headDim], all f32 buffers with the
-/// identity layout.
+/// Shapes of one attention, token-major (the projections' layout): q and o
+/// [batch, seq, kvHeads * groups, headDim] (query head h = kv * groups + g
+/// uses KV head kv), k and v [batch, seq, kvHeads, headDim], lse [batch,
+/// kvHeads * groups, seq]; all f32 buffers with the identity layout. The
+/// kernels walk "heads" = batch * kvHeads of stacked query rows, row
+/// r = g * seq + s.
 struct AttentionShape {
-  int64_t heads, groups, seq, headDim;
+  int64_t batch, kvHeads, groups, seq, headDim;
+  int64_t heads() const { return batch * kvHeads; }
 };
 
 /// True if the kernels cover `shape`: seq a multiple of 64, groups * seq
@@ -30,8 +34,8 @@ struct AttentionShape {
 /// fewer rows a warp to keep the accumulators in registers).
 bool isSupported(const AttentionShape &shape);
 
-/// Launches computing o [heads, groups * seq, headDim] and lse [heads,
-/// groups * seq] from q, k, v (buffers allocated by the caller).
+/// Launches computing o and lse from q, k, v (buffers allocated by the
+/// caller).
 void emitAttentionForward(OpBuilder &b, Location loc,
                           const AttentionShape &shape, Value q, Value k,
                           Value v, Value o, Value lse);

@@ -1,17 +1,19 @@
 // RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(convert-attention-to-nvgpu,cse)" | FileCheck %s
 
-// The forward composite (two query heads a KV head, seq 256, head dim 64):
-// one launch of 8 blocks of 64 query rows for each of the 4 KV heads, with
+// The forward composite (batch 2, two KV heads of two query heads each,
+// seq 256, head dim 64; token-major operands, read in place): one launch
+// of 8 blocks of 64 stacked query rows for each of the 4 (batch, KV head)
+// pairs, with
 // two tiles (64 x (64 + 8) bf16) in shared memory: k's (where q is staged
 // before the loop) and v's; keys in steps of
 // 64 with the online softmax; o and the log-sum-exp written. The composite
 // (here with a stand-in body) goes once no call is left.
 // CHECK-LABEL: func.func @forward
-// CHECK-DAG: %[[O:.*]] = memref.alloc() : memref<4x512x64xf32>
-// CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<4x512xf32>
+// CHECK-DAG: %[[O:.*]] = memref.alloc() : memref<2x256x4x64xf32>
+// CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<2x4x256xf32>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c4, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
 // CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) {
-// CHECK: vector.load %{{.*}} : memref<4x512x64xf32>, vector<8xf32>
+// CHECK: vector.load %{{.*}} : memref<2x256x4x64xf32>, vector<8xf32>
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: scf.for
 // CHECK: nvvm.ldmatrix
@@ -27,14 +29,14 @@
 // CHECK: return %[[O]], %[[LSE]]
 // CHECK-NOT: call @
 // CHECK-NOT: func.func private
-func.func @forward(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: memref<4x256x64xf32>) -> (memref<4x512x64xf32>, memref<4x512xf32>) {
-  %o, %lse = call @attn(%q, %k, %v) : (memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>) -> (memref<4x512x64xf32>, memref<4x512xf32>)
-  return %o, %lse : memref<4x512x64xf32>, memref<4x512xf32>
+func.func @forward(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, %v: memref<2x256x2x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x4x256xf32>) {
+  %o, %lse = call @attn(%q, %k, %v) : (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x4x256xf32>)
+  return %o, %lse : memref<2x256x4x64xf32>, memref<2x4x256xf32>
 }
-func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: memref<4x256x64xf32>) -> (memref<4x512x64xf32>, memref<4x512xf32>) attributes {mxfp4.composite = "causal_attention"} {
-  %o = memref.alloc() : memref<4x512x64xf32>
-  %lse = memref.alloc() : memref<4x512xf32>
-  return %o, %lse : memref<4x512x64xf32>, memref<4x512xf32>
+func.func private @attn(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, %v: memref<2x256x2x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x4x256xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %o = memref.alloc() : memref<2x256x4x64xf32>
+  %lse = memref.alloc() : memref<2x4x256xf32>
+  return %o, %lse : memref<2x256x4x64xf32>, memref<2x4x256xf32>
 }
 
 // -----
@@ -46,9 +48,9 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 // and dO, walking the query rows of both groups, with their lse and delta
 // in shared memory). No atomics: every output element has one writer.
 // CHECK-LABEL: func.func @backward
-// CHECK-DAG: %[[DQ:.*]] = memref.alloc() : memref<4x512x64xf32>
-// CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<4x256x64xf32>
-// CHECK-DAG: %[[DV:.*]] = memref.alloc() : memref<4x256x64xf32>
+// CHECK-DAG: %[[DQ:.*]] = memref.alloc() : memref<2x256x4x64xf32>
+// CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<2x256x2x64xf32>
+// CHECK-DAG: %[[DV:.*]] = memref.alloc() : memref<2x256x2x64xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<4x512xf32>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c4, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
 // CHECK: vector.fma
@@ -69,14 +71,14 @@ func.func private @attn(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: 
 // CHECK: vector.store %{{.*}}, %[[DK]]
 // CHECK-NOT: gpu.launch
 // CHECK: return %[[DQ]], %[[DK]], %[[DV]]
-func.func @backward(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: memref<4x256x64xf32>, %o: memref<4x512x64xf32>, %lse: memref<4x512xf32>, %do: memref<4x512x64xf32>) -> (memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>) {
-  %dq, %dk, %dv = call @attn_grad(%q, %k, %v, %o, %lse, %do) : (memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>, memref<4x512x64xf32>, memref<4x512xf32>, memref<4x512x64xf32>) -> (memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>)
-  return %dq, %dk, %dv : memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>
+func.func @backward(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, %v: memref<2x256x2x64xf32>, %o: memref<2x256x4x64xf32>, %lse: memref<2x4x256xf32>, %do: memref<2x256x4x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>) {
+  %dq, %dk, %dv = call @attn_grad(%q, %k, %v, %o, %lse, %do) : (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>, memref<2x256x4x64xf32>, memref<2x4x256xf32>, memref<2x256x4x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>)
+  return %dq, %dk, %dv : memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>
 }
-func.func private @attn_grad(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>, %v: memref<4x256x64xf32>, %o: memref<4x512x64xf32>, %lse: memref<4x512xf32>, %do: memref<4x512x64xf32>) -> (memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>) attributes {mxfp4.composite = "causal_attention_backward"} {
-  %dk = memref.alloc() : memref<4x256x64xf32>
-  %dv = memref.alloc() : memref<4x256x64xf32>
-  return %o, %dk, %dv : memref<4x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>
+func.func private @attn_grad(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, %v: memref<2x256x2x64xf32>, %o: memref<2x256x4x64xf32>, %lse: memref<2x4x256xf32>, %do: memref<2x256x4x64xf32>) -> (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  %dk = memref.alloc() : memref<2x256x2x64xf32>
+  %dv = memref.alloc() : memref<2x256x2x64xf32>
+  return %o, %dk, %dv : memref<2x256x4x64xf32>, memref<2x256x2x64xf32>, memref<2x256x2x64xf32>
 }
 
 // -----
@@ -90,9 +92,9 @@ func.func private @attn_grad(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>,
 // CHECK-SAME: workgroup(%{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>) {
 // CHECK: return
 // CHECK-LABEL: func.func @heads_128_backward
-// CHECK: memref.alloc() : memref<2x128x128xf32>
-// CHECK: %[[DK:.*]] = memref.alloc() : memref<2x128x128xf32>
-// CHECK: %[[DV:.*]] = memref.alloc() : memref<2x128x128xf32>
+// CHECK: memref.alloc() : memref<2x128x1x128xf32>
+// CHECK: %[[DK:.*]] = memref.alloc() : memref<2x128x1x128xf32>
+// CHECK: %[[DV:.*]] = memref.alloc() : memref<2x128x1x128xf32>
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: gpu.launch
@@ -105,20 +107,20 @@ func.func private @attn_grad(%q: memref<4x512x64xf32>, %k: memref<4x256x64xf32>,
 // CHECK: vector.store %{{.*}}, %[[DK]]
 // CHECK-NOT: gpu.launch
 // CHECK: return
-func.func @heads_128(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) {
-  %o, %lse = call @attn_128(%q, %k, %v) : (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>)
-  return %o, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+func.func @heads_128(%q: memref<2x128x1x128xf32>, %k: memref<2x128x1x128xf32>, %v: memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x1x128xf32>) {
+  %o, %lse = call @attn_128(%q, %k, %v) : (memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x1x128xf32>)
+  return %o, %lse : memref<2x128x1x128xf32>, memref<2x1x128xf32>
 }
-func.func private @attn_128(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
-  %lse = memref.alloc() : memref<2x128xf32>
-  return %q, %lse : memref<2x128x128xf32>, memref<2x128xf32>
+func.func private @attn_128(%q: memref<2x128x1x128xf32>, %k: memref<2x128x1x128xf32>, %v: memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x1x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<2x1x128xf32>
+  return %q, %lse : memref<2x128x1x128xf32>, memref<2x1x128xf32>
 }
-func.func @heads_128_backward(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>, %o: memref<2x128x128xf32>, %lse: memref<2x128xf32>, %do: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) {
-  %dq, %dk, %dv = call @attn_128_grad(%q, %k, %v, %o, %lse, %do) : (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128xf32>, memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>)
-  return %dq, %dk, %dv : memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>
+func.func @heads_128_backward(%q: memref<2x128x1x128xf32>, %k: memref<2x128x1x128xf32>, %v: memref<2x128x1x128xf32>, %o: memref<2x128x1x128xf32>, %lse: memref<2x1x128xf32>, %do: memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>) {
+  %dq, %dk, %dv = call @attn_128_grad(%q, %k, %v, %o, %lse, %do) : (memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x1x128xf32>, memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>)
+  return %dq, %dk, %dv : memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>
 }
-func.func private @attn_128_grad(%q: memref<2x128x128xf32>, %k: memref<2x128x128xf32>, %v: memref<2x128x128xf32>, %o: memref<2x128x128xf32>, %lse: memref<2x128xf32>, %do: memref<2x128x128xf32>) -> (memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>) attributes {mxfp4.composite = "causal_attention_backward"} {
-  return %q, %k, %v : memref<2x128x128xf32>, memref<2x128x128xf32>, memref<2x128x128xf32>
+func.func private @attn_128_grad(%q: memref<2x128x1x128xf32>, %k: memref<2x128x1x128xf32>, %v: memref<2x128x1x128xf32>, %o: memref<2x128x1x128xf32>, %lse: memref<2x1x128xf32>, %do: memref<2x128x1x128xf32>) -> (memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  return %q, %k, %v : memref<2x128x1x128xf32>, memref<2x128x1x128xf32>, memref<2x128x1x128xf32>
 }
 
 // -----
@@ -130,11 +132,11 @@ func.func private @attn_128_grad(%q: memref<2x128x128xf32>, %k: memref<2x128x128
 // CHECK: call @attn_wide
 // CHECK-NOT: gpu.launch
 // CHECK: func.func private @attn_wide
-func.func @wide_heads(%q: memref<2x128x256xf32>, %k: memref<2x128x256xf32>, %v: memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>) {
-  %o, %lse = call @attn_wide(%q, %k, %v) : (memref<2x128x256xf32>, memref<2x128x256xf32>, memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>)
-  return %o, %lse : memref<2x128x256xf32>, memref<2x128xf32>
+func.func @wide_heads(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256xf32>, %v: memref<2x128x1x256xf32>) -> (memref<2x128x1x256xf32>, memref<2x1x128xf32>) {
+  %o, %lse = call @attn_wide(%q, %k, %v) : (memref<2x128x1x256xf32>, memref<2x128x1x256xf32>, memref<2x128x1x256xf32>) -> (memref<2x128x1x256xf32>, memref<2x1x128xf32>)
+  return %o, %lse : memref<2x128x1x256xf32>, memref<2x1x128xf32>
 }
-func.func private @attn_wide(%q: memref<2x128x256xf32>, %k: memref<2x128x256xf32>, %v: memref<2x128x256xf32>) -> (memref<2x128x256xf32>, memref<2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
-  %lse = memref.alloc() : memref<2x128xf32>
-  return %q, %lse : memref<2x128x256xf32>, memref<2x128xf32>
+func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256xf32>, %v: memref<2x128x1x256xf32>) -> (memref<2x128x1x256xf32>, memref<2x1x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<2x1x128xf32>
+  return %q, %lse : memref<2x128x1x256xf32>, memref<2x1x128xf32>
 }

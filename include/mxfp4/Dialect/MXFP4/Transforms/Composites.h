@@ -23,11 +23,14 @@ namespace mlir::mxfp4 {
 /// The function attribute naming a composite's operation.
 constexpr llvm::StringLiteral kCompositeAttrName = "mxfp4.composite";
 
-/// Causal attention of stacked GQA heads, f32:
-///   (q [BH, G*S, D], k [BH, S, D], v [BH, S, D]) -> (o [BH, G*S, D],
-///   lse [BH, G*S])
-/// Row r of q is query position r mod S and sees keys 0..r mod S; scores
-/// are q k^T / sqrt(D), o = softmax(scores) v, lse = max + log(sum exp).
+/// Causal attention with grouped KV heads, f32, token-major (the
+/// projections' rows as they are, so that a fused kernel reads the heads in
+/// place):
+///   (q [B, S, H, D], k [B, S, KVH, D], v [B, S, KVH, D]) ->
+///   (o [B, S, H, D], lse [B, H, S])
+/// Query head h uses KV head h / (H / KVH); position s sees keys 0..s;
+/// scores are q k^T / sqrt(D), o = softmax(scores) v, lse = max + log(sum
+/// exp).
 constexpr llvm::StringLiteral kCausalAttention = "causal_attention";
 /// Its gradient: (q, k, v, o, lse, dO) -> (dq, dk, dv), with
 /// P = exp(scores - lse) and dS = P * (dO v^T - rowsum(dO * o)) / sqrt(D).
