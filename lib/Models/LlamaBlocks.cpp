@@ -31,7 +31,6 @@ LlamaGraph::LlamaGraph(OpBuilder &b, Location loc, const LlamaConfig &config)
     : tb(b, loc), config(config), batch(config.batchSize), seq(config.seqLen),
       tokens(config.batchSize * config.seqLen), dim(config.dim),
       heads(config.numHeads), kvHeads(config.numKVHeads),
-      groups(config.numHeads / config.numKVHeads),
       headDim(config.getHeadDim()), ffn(config.ffnDim),
       vocab(config.vocabSize) {
   // The RoPE tables as PyTorch builds them in f32: inv_freq = 1 /

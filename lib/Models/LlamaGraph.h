@@ -26,7 +26,7 @@ public:
 
   TensorBuilder tb;
   const LlamaConfig &config;
-  int64_t batch, seq, tokens, dim, heads, kvHeads, groups, headDim, ffn, vocab;
+  int64_t batch, seq, tokens, dim, heads, kvHeads, headDim, ffn, vocab;
 
   /// The GEMM tag of `role` for the module `layer` (a Hugging Face name).
   GemmAttr tag(GemmRole role, StringRef layer);
