@@ -323,7 +323,9 @@ def ConvertAttentionToNVGPUPass
     deterministically (no atomics). Operands are rounded to bf16 for the
     tensor cores, products accumulate in f32 and the softmax is f32: the
     numerics of PyTorch's bf16 autocast, not the f32 of the decomposition.
-    Calls it does not cover (head dim above 64 or not a multiple of 16,
+    Operands are token-major ([batch, seq, heads, head dim], the
+    projections' rows): the kernels read and write the heads in place.
+    Calls it does not cover (head dim above 128 or not a multiple of 16,
     sequences not a multiple of 64, non-f32 or non-identity buffers) stay
     calls, for the inliner; composites left without calls are erased.
 
@@ -331,17 +333,20 @@ def ConvertAttentionToNVGPUPass
 
     ```mlir
     // Before
-    %o, %lse = call @causal_attention_8x512x64_4x256x64_4x256x64(%q, %k, %v)
-        : (memref<8x512x64xf32>, memref<4x256x64xf32>, memref<4x256x64xf32>)
-        -> (memref<8x512x64xf32>, memref<8x512xf32>)
-    // After (abridged)
-    %o = memref.alloc() : memref<8x512x64xf32>
-    %lse = memref.alloc() : memref<8x512xf32>
-    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c8, %gz = %c1)
+    %o, %lse = call @causal_attention_2x256x4x64_2x256x2x64_2x256x2x64(
+            %q, %k, %v)
+        : (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>,
+           memref<2x256x2x64xf32>)
+        -> (memref<2x256x4x64xf32>, memref<2x4x256xf32>)
+    // After (abridged): a block per 64 stacked query rows of a (batch, KV
+    // head) pair
+    %o = memref.alloc() : memref<2x256x4x64xf32>
+    %lse = memref.alloc() : memref<2x4x256xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c4, %gz = %c1)
                threads(%tx, %ty, %tz) in (%x = %c128, ...)
                workgroup(%sq : memref<4608xbf16, #gpu.address_space<workgroup>>,
                          ...) {
-      ... vector.load %q[...] : memref<8x512x64xf32>, vector<8xf32>
+      ... vector.load %q[...] : memref<2x256x4x64xf32>, vector<8xf32>
       %r:12 = scf.for %j = %c0 to %n step %c1 iter_args(...) {
         ... nvvm.ldmatrix ... nvvm.mma.sync ... math.exp ... gpu.shuffle xor
       }
