@@ -29,20 +29,19 @@ using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::kernels;
 using namespace mlir::mxfp4::sm90;
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 int64_t sm90::expandedBElements(const GemmConfig &c) {
-  return ceilDiv(c.n, kTile) * kTile * ceilDiv(c.k, kGemmSuperStepK) *
-         kGemmSuperStepK;
+  return llvm::divideCeil(c.n, kTile) * kTile *
+         llvm::divideCeil(c.k, kGemmSuperStepK) * kGemmSuperStepK;
 }
 
 /// The expansion kernel's warps: one per 8 rows of a B tile and super step.
 static int64_t expandBWarps(const GemmConfig &c) {
-  return ceilDiv(c.n, kTile) * ceilDiv(c.k, kGemmSuperStepK) * (kTile / 8);
+  return llvm::divideCeil(c.n, kTile) * llvm::divideCeil(c.k, kGemmSuperStepK) *
+         (kTile / 8);
 }
 
 int64_t sm90::expandBBlocks(const GemmConfig &c) {
-  return ceilDiv(expandBWarps(c) * 32, kWorkgroupSize);
+  return llvm::divideCeil(expandBWarps(c) * 32, kWorkgroupSize);
 }
 
 gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
@@ -64,7 +63,8 @@ gpu::GPUFuncOp sm90::buildExpandBKernel(OpBuilder &b, Location loc,
     // Warp (tile, super step, 8-row group); lane 4 r + t reads row r's
     // block t of the super step, as the GEMM's lanes do, and writes word j's
     // pairs where the GEMM's expandB puts them: stage j, K 8 p + 2 t.
-    int64_t superSteps = ceilDiv(c.k, kGemmSuperStepK), kBlocks = c.k / 32;
+    int64_t superSteps = llvm::divideCeil(c.k, kGemmSuperStepK),
+            kBlocks = c.k / 32;
     Value group = kb.rem(warp, kTile / 8);
     Value s = kb.rem(kb.div(warp, kTile / 8), superSteps);
     Value tileN = kb.div(warp, (kTile / 8) * superSteps);

@@ -95,8 +95,6 @@ using namespace mlir::mxfp4::kernels;
 using namespace mlir::mxfp4::sm90;
 namespace num = mlir::mxfp4::numerics;
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// The block tile: 64 rows of C a warpgroup, by kTile columns.
 static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
 /// The rows a thread loads and expands: two of A, then one of B (none
@@ -118,7 +116,7 @@ static constexpr int64_t kExpandedBMaxBytes = 16 << 20;
 static constexpr int64_t kBlocksPerSM = 1;
 
 int64_t sm90::gemmTiles(const GemmConfig &c) {
-  return ceilDiv(c.m, kTileM) * ceilDiv(c.n, kTile);
+  return llvm::divideCeil(c.m, kTileM) * llvm::divideCeil(c.n, kTile);
 }
 
 int64_t sm90::gemmBlocks(const GemmConfig &c) {
@@ -127,7 +125,7 @@ int64_t sm90::gemmBlocks(const GemmConfig &c) {
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
   // In super steps, the main loop's unit.
-  return splitK(gemmTiles(c), ceilDiv(c.k, kGemmSuperStepK),
+  return splitK(gemmTiles(c), llvm::divideCeil(c.k, kGemmSuperStepK),
                 kBlocksPerSM * kMultiprocessors);
 }
 
@@ -139,14 +137,14 @@ GemmConfig sm90::chooseGemmVariant(const GemmConfig &c) {
   if (own.splits == 1 || other.splits == 1) {
     GemmConfig whole = c;
     whole.expandedB = own.splits == 1 &&
-                      ceilDiv(c.m, kTileM) >= kExpandedBMinRowTiles &&
+                      llvm::divideCeil(c.m, kTileM) >= kExpandedBMinRowTiles &&
                       expandedBElements(c) * 2 <= kExpandedBMaxBytes;
     return whole;
   }
   // The super steps of the slowest block: its rounds times a split's steps.
   auto span = [](const GemmConfig &g, KSplit split) {
-    return ceilDiv(gemmTiles(g) * split.splits,
-                   kBlocksPerSM * kMultiprocessors) *
+    return llvm::divideCeil(gemmTiles(g) * split.splits,
+                            kBlocksPerSM * kMultiprocessors) *
            split.stepsPerSplit;
   };
   return span(transposed, other) < span(c, own) ? transposed : c;
@@ -450,18 +448,19 @@ static Value globalAddress(KernelBuilder &kb, gpu::GPUFuncOp func,
 }
 
 std::pair<Value, Value> GemmBuilder::tileOrigin(Value tile) {
-  int64_t tilesN = ceilDiv(c.n, kTile);
+  int64_t tilesN = llvm::divideCeil(c.n, kTile);
   return {kb.mul(kb.div(tile, tilesN), kTileM),
           kb.mul(kb.rem(tile, tilesN), kTile)};
 }
 
 void GemmBuilder::copyStage(Value nRow, Value s, int64_t stage) {
   // The expanded B is [N tiles][super steps][stages] of 8 KiB.
-  Value block = kb.add(
-      kb.mul(
-          kb.add(kb.mul(kb.div(nRow, kTile), ceilDiv(c.k, kGemmSuperStepK)), s),
-          kGemmBStages),
-      stage);
+  Value block =
+      kb.add(kb.mul(kb.add(kb.mul(kb.div(nRow, kTile),
+                                  llvm::divideCeil(c.k, kGemmSuperStepK)),
+                           s),
+                    kGemmBStages),
+             stage);
   Value source = arith::AddIOp::create(
       b, loc, bExpandedAddress,
       arith::IndexCastOp::create(b, loc, b.getI64Type(),
@@ -558,7 +557,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   // This block's super steps: all of them, or its split's range.
   Value splitId;
   first = kb.idx(0);
-  last = kb.idx(ceilDiv(c.k, kGemmSuperStepK));
+  last = kb.idx(llvm::divideCeil(c.k, kGemmSuperStepK));
   if (split.splits > 1) {
     splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     first = kb.mul(splitId, split.stepsPerSplit);
@@ -742,7 +741,8 @@ static int64_t addWidth(const GemmConfig &c) {
 }
 
 int64_t sm90::addSplitsBlocks(const GemmConfig &c) {
-  return ceilDiv(ceilDiv(c.m * c.n, addWidth(c)), kWorkgroupSize);
+  return llvm::divideCeil(llvm::divideCeil(c.m * c.n, addWidth(c)),
+                          kWorkgroupSize);
 }
 
 gpu::GPUFuncOp sm90::buildAddSplitsKernel(OpBuilder &b, Location loc,
