@@ -99,7 +99,10 @@ def ConvertMXFP4ToAMDGPUPass : Pass<"convert-mxfp4-to-amdgpu", "ModuleOp"> {
       tensor share one kernel and one read of it. Blocks are converted with
       `v_cvt_scalef32_pk_fp4_f32` (stochastic rounding with the CPU path's
       Philox words, so both give the same bits); scales are written canonically where
-      something other than a GEMM reads them and pre-shuffled for the GEMM;
+      something other than a GEMM reads them and pre-shuffled for the GEMM.
+      With `mixed`, an elementwise `linalg.generic` whose result only those
+      quantizations read is computed inside their kernel from its inputs,
+      and never written (as in `convert-mxfp4-to-nvgpu`);
     - `scaled_matmul` becomes a GEMM on `amdgpu.scaled_mfma` 16x16x128:
       workgroup tiles of 256, 128 or 64 (`tile`, else the largest that fills
       256 CUs), 4 waves, direct-to-LDS double-buffered K steps of 256,
@@ -187,12 +190,19 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       instructions: blocks are converted with the CPU path's integer
       formulation (docs/Semantics.md), so results are the CPU's bits, for
       every rotation, scale rule and rounding mode;
+    - with `mixed`, an elementwise `linalg.generic` whose result only
+      those quantizations read (SwiGLU, its gradients, a norm's output) is
+      computed inside their kernel, from its inputs (indexed per element,
+      per row or per column) with its own scalar ops: its result is never
+      written. Kernels of identical producers are shared
+      (`quantize_<rows>x<cols>_<type>_fused<hash>_...`);
     - `scaled_matmul` becomes a GEMM on bf16 tensor cores
-      (`mma.sync.m16n8k16`, f32 accumulators): per K step of 64 each
-      thread expands one 32-element block of each operand to bf16 in shared
-      memory (exact: FP4 times a power of two), 128 x 128 block tiles, 8
-      warps, `ldmatrix` fragments, the next step's loads in flight during
-      the MMAs;
+      (`wgmma.mma_async`, f32 accumulators): each K step of 32 expands the
+      tiles' FP4 to bf16 (exact: FP4 times a power of two), four
+      warpgroups multiply a 256 x 128 tile; where many row tiles read the
+      same B, B is expanded once by a kernel of its own and bulk-copied
+      into shared memory; long K is split across blocks
+      (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp);
     - `dequantize` becomes a kernel with the CPU path's integer expansion.
 
     Scales stay canonical ([rows][K / 32] bytes). Other chips, other ops and
@@ -215,12 +225,12 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       gpu.launch_func @mxfp4_kernels::@quantize_256x128_f32_r_evenvs ...
       gpu.launch_func @mxfp4_kernels::@quantize_64x128_f32_r_evenvs ...
       gpu.launch_func @mxfp4_kernels::@gemm_256x64x128_f32
-          blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(...)
+          blocks in (%c1, %c1, %c1) threads in (%c512, %c1, %c1) args(...)
       ...
     }
     gpu.module @mxfp4_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
       gpu.func @gemm_256x64x128_f32(...) workgroup(...) kernel {
-        ... nvvm.ldmatrix ... nvvm.mma.sync ...
+        ... nvvm.wgmma.fence.aligned ... wgmma.mma_async ...
       }
     }
     ```

@@ -11,6 +11,9 @@
 // - every quantize, with the hadamard and the linalg.transpose feeding it,
 //   becomes a job of a fused quantize kernel; the row-wise and the
 //   transposed quantization of one source share a kernel (one read);
+// - in mixed mode, an elementwise linalg.generic whose result only those
+//   quantizations read is computed inside their kernel from its inputs
+//   (SwiGLU and its gradients, a norm's output): it is never written;
 // - scaled_matmul becomes the target's GEMM kernel, reading the scales its
 //   producers wrote (on gfx950 pre-shuffled, or a shuffle of scales from
 //   outside);
@@ -33,10 +36,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -104,6 +111,8 @@ private:
   OpBuilder b;
   DenseMap<Value, DeviceTensor> device;
   DenseSet<Operation *> emittedQuantizes;
+  /// Producers computed inside quantize kernels (erased once unused).
+  DenseSet<Operation *> fusedProducers;
 };
 
 } // namespace
@@ -292,6 +301,129 @@ static std::string describeJob(const QuantizeJob &job) {
 
 static std::string typeName(Type t) { return t.isF32() ? "f32" : "bf16"; }
 
+/// Whether every use of `v` is, through hadamards and transposes, the input
+/// of one of the quantizations `members`.
+static bool feedsOnly(Value v, const SmallPtrSetImpl<Operation *> &members) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto q = dyn_cast<QuantizeOp>(user)) {
+      if (!members.contains(user) || q.getInput() != v)
+        return false;
+      continue;
+    }
+    auto h = dyn_cast<HadamardOp>(user);
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!(h && h.getInput() == v) && !(t && t.getInput() == v))
+      return false;
+    if (!feedsOnly(user->getResult(0), members))
+      return false;
+  }
+  return true;
+}
+
+/// The producer of `root` that a quantize kernel can compute where it reads
+/// the source: an all-parallel linalg.generic of scalar arith and math ops
+/// (and constants) whose inputs are indexed like its result, by its leading
+/// dimensions (one value a row) or by its last (one a column), and whose
+/// result only the quantizations `members` read. `key` receives a
+/// description of the computation that names its kernel.
+static std::optional<SourceProducer>
+matchProducer(Value root, const SmallPtrSetImpl<Operation *> &members,
+              std::string &key) {
+  auto g = root.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumResults() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() || !feedsOnly(root, members))
+    return std::nullopt;
+  auto isFloat = [](Type t) { return t.isF32() || t.isBF16(); };
+  auto type = cast<RankedTensorType>(root.getType());
+  int64_t rank = type.getRank();
+  Block *body = g.getBody();
+  if (!isFloat(type.getElementType()) ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      !body->getArgument(g.getNumDpsInputs()).use_empty())
+    return std::nullopt;
+  MLIRContext *ctx = g.getContext();
+  SmallVector<AffineExpr> leading;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    leading.push_back(getAffineDimExpr(d, ctx));
+  AffineMap rowMap = AffineMap::get(rank, 0, leading, ctx);
+  AffineMap columnMap =
+      AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
+
+  using Indexing = SourceProducer::Indexing;
+  SourceProducer producer;
+  llvm::raw_string_ostream os(key);
+  DenseMap<Value, int64_t> ids;
+  for (OpOperand *input : g.getDpsInputOperands()) {
+    auto t = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!t || !t.hasStaticShape() || !isFloat(t.getElementType()))
+      return std::nullopt;
+    AffineMap map = g.getMatchingIndexingMap(input);
+    Indexing indexing;
+    if (map.isIdentity())
+      indexing = Indexing::element;
+    else if (map == columnMap)
+      indexing = Indexing::column;
+    else if (rank > 1 && map == rowMap)
+      indexing = Indexing::row;
+    else
+      return std::nullopt;
+    int64_t id = producer.inputs.size();
+    producer.inputs.push_back({indexing, t.getElementType()});
+    ids[body->getArgument(id)] = id;
+    os << static_cast<int>(indexing) << t.getElementType() << ";";
+  }
+  // Operands: earlier values of the body, or scalar constants from outside.
+  auto describe = [&](Value v) -> bool {
+    if (auto it = ids.find(v); it != ids.end()) {
+      os << " %" << it->second;
+      return true;
+    }
+    Attribute constant;
+    if (!v.getDefiningOp<arith::ConstantOp>() ||
+        !matchPattern(v, m_Constant(&constant)) || isa<ShapedType>(v.getType()))
+      return false;
+    os << " " << constant;
+    return true;
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() || op.getNumResults() != 1 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        !(op.hasTrait<OpTrait::Elementwise>() ||
+          op.hasTrait<OpTrait::ConstantLike>()) ||
+        isa<ShapedType>(op.getResult(0).getType()))
+      return std::nullopt;
+    os << op.getName() << op.getRawDictionaryAttrs()
+       << op.getResult(0).getType();
+    for (Value v : op.getOperands())
+      if (!describe(v))
+        return std::nullopt;
+    int64_t id = ids.size();
+    ids[op.getResult(0)] = id;
+    os << ";";
+  }
+  os << "yield";
+  if (!describe(body->getTerminator()->getOperand(0)))
+    return std::nullopt;
+  producer.compute = [body](OpBuilder &b, Location loc,
+                            ValueRange inputs) -> Value {
+    IRMapping map;
+    map.map(body->getArguments().take_front(inputs.size()), inputs);
+    auto lookup = [&](Value v) {
+      if (!map.contains(v)) // a constant from outside the body
+        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+      return map.lookup(v);
+    };
+    for (Operation &op : body->without_terminator()) {
+      for (Value v : op.getOperands())
+        lookup(v);
+      b.clone(op, map);
+    }
+    return lookup(body->getTerminator()->getOperand(0));
+  };
+  return producer;
+}
+
 LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
   FailureOr<QuantizeSource> firstSource = analyze(first);
   if (failed(firstSource))
@@ -328,14 +460,35 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
                         target.bounds,
                         target.convertBlock,
                         target.stageQuantize};
-  Value root = bufferOf(loc, firstSource->root);
-  if (!root)
-    return error(first) << "the quantized tensor must be an argument "
-                           "or the result of another lowered op";
-  SmallVector<Value> operands = {root};
-  SmallVector<Value> scalars;
   std::string name = llvm::formatv("quantize_{0}x{1}_{2}", rows, cols,
                                    typeName(config.sourceType));
+  SmallVector<Value> operands;
+  SmallPtrSet<Operation *, 2> memberOps;
+  for (auto &member : members)
+    memberOps.insert(member.first);
+  std::string producerKey;
+  if (mixed)
+    config.producer = matchProducer(firstSource->root, memberOps, producerKey);
+  if (config.producer) {
+    // Kernels computing the same producer share a name (and a kernel).
+    name += llvm::formatv("_fused{0:x-8}",
+                          static_cast<uint32_t>(llvm::xxh3_64bits(producerKey)))
+                .str();
+    Operation *producer = firstSource->root.getDefiningOp();
+    fusedProducers.insert(producer);
+    for (Value input : cast<linalg::GenericOp>(producer).getDpsInputs())
+      operands.push_back(bufferOf(loc, input));
+    if (llvm::any_of(operands, [](Value v) { return !v; }))
+      return error(first) << "an input of the quantized tensor's producer "
+                             "has no device buffer";
+  } else {
+    Value root = bufferOf(loc, firstSource->root);
+    if (!root)
+      return error(first) << "the quantized tensor must be an argument "
+                             "or the result of another lowered op";
+    operands.push_back(root);
+  }
+  SmallVector<Value> scalars;
   for (auto &[q, source] : members) {
     emittedQuantizes.insert(q);
     QuantizeJob job;
@@ -574,10 +727,12 @@ LogicalResult FunctionConverter::runMixed() {
     if (failed(result))
       return failure();
   }
-  // The mxfp4 ops, and the rotations and transposes that only fed them.
+  // The mxfp4 ops, and the rotations, transposes and producers that only
+  // fed them.
   for (Operation *op : llvm::reverse(ops))
     if (isa<QuantizeOp, ScaledMatmulOp, DequantizeOp>(op) ||
-        (isa<HadamardOp, linalg::TransposeOp, tensor::EmptyOp>(op) &&
+        ((isa<HadamardOp, linalg::TransposeOp, tensor::EmptyOp>(op) ||
+          fusedProducers.contains(op)) &&
          op->use_empty()))
       op->erase();
   return success();

@@ -29,6 +29,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <functional>
+#include <optional>
 
 namespace mlir::mxfp4::kernels {
 
@@ -67,12 +68,32 @@ struct QuantizeJob {
   bool values = true, scales = true, shuffledScales = false;
 };
 
+/// An elementwise computation of the source fused into the quantize
+/// kernel's read: the source is computed from `inputs` where it is read and
+/// never exists in memory (an activation such as SwiGLU, its gradient, or a
+/// norm's output, whose only consumers are its quantizations).
+struct SourceProducer {
+  /// Which element of an input a source element (row, col) reads: the same
+  /// element, element `row` (a per-row value, e.g. a norm's statistic) or
+  /// element `col` (a per-column one, e.g. a norm's gain).
+  enum class Indexing { element, row, column };
+  struct Input {
+    Indexing indexing;
+    Type type; // f32 or bf16
+  };
+  SmallVector<Input> inputs;
+  /// Builds one source element (of the source type) from one element of
+  /// each input, in `inputs` order.
+  std::function<Value(OpBuilder &, Location, ValueRange)> compute;
+};
+
 /// Quantizes a [rows, cols] source (f32 or bf16) with one or two jobs (at
-/// most one per orientation) in one read of the source. Arguments: source,
-/// then per job its outputs in order values, scales, shuffledScales (those
-/// enabled), then for each job with a random rotation its seed and, for
-/// `random_per_step`, its step (i64): the signs are drawn in the kernel;
-/// then for each stochastic job its seed and counter (i64).
+/// most one per orientation) in one read of the source. Arguments: source
+/// (with a producer: its inputs, in order), then per job its outputs in order
+/// values, scales, shuffledScales (those enabled), then for each job with a
+/// random rotation its seed and, for `random_per_step`, its step (i64): the
+/// signs are drawn in the kernel; then for each stochastic job its seed and
+/// counter (i64).
 struct QuantizeConfig {
   int64_t rows, cols;
   Type sourceType;
@@ -86,6 +107,7 @@ struct QuantizeConfig {
   /// them. gfx950 keeps direct accesses (the staging costs VGPRs and
   /// occupancy there, and no MI355X measurement says it pays).
   bool staged = false;
+  std::optional<SourceProducer> producer = std::nullopt;
 };
 gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &b, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,

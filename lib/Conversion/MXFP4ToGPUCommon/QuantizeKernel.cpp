@@ -26,6 +26,10 @@
 // source in bands of four region rows, a workgroup gathers its blocks'
 // outputs in workgroup memory and writes whole rows of them instead.
 //
+// An elementwise producer of the source (QuantizeConfig::producer) is
+// computed where the source is read, from its inputs: the producer's result
+// is never written to memory nor read back.
+//
 // The scale byte follows docs/Semantics.md (integer arithmetic on the amax
 // encoding, as on the CPU). Values are converted by the target's instruction
 // where it has one (gfx950: `v_cvt_scalef32_pk_fp4_f32`), else, and for
@@ -45,6 +49,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::mxfp4;
@@ -76,6 +81,20 @@ static Cover getCover(const QuantizeConfig &c) {
           roundUp(c.cols, shuffled ? 256 : 64)};
 }
 
+/// The elements of a producer input indexed as `indexing`.
+static int64_t inputElements(const QuantizeConfig &c,
+                             SourceProducer::Indexing indexing) {
+  switch (indexing) {
+  case SourceProducer::Indexing::element:
+    return c.rows * c.cols;
+  case SourceProducer::Indexing::row:
+    return c.rows;
+  case SourceProducer::Indexing::column:
+    return c.cols;
+  }
+  llvm_unreachable("unknown indexing");
+}
+
 int64_t kernels::quantizeWorkgroups(const QuantizeConfig &c) {
   Cover cover = getCover(c);
   int64_t regions = cover.rows / 32 * (cover.cols / 64);
@@ -93,7 +112,15 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   bool hasColumnJob =
       llvm::any_of(c.jobs, [](const QuantizeJob &j) { return j.transposed; });
 
-  SmallVector<Type> args = {globalBuffer(ctx, c.rows * c.cols, c.sourceType)};
+  // The source, or the producer's inputs to compute it from.
+  SmallVector<Type> args;
+  if (!c.producer)
+    args.push_back(globalBuffer(ctx, c.rows * c.cols, c.sourceType));
+  for (const SourceProducer::Input &input :
+       c.producer ? c.producer->inputs : SmallVector<SourceProducer::Input>())
+    args.push_back(
+        globalBuffer(ctx, inputElements(c, input.indexing), input.type));
+  unsigned sources = args.size();
   for (const QuantizeJob &job : c.jobs) {
     int64_t outRows = job.transposed ? c.cols : c.rows;
     int64_t outCols = job.transposed ? c.rows : c.cols;
@@ -144,7 +171,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b, loc, c.bounds);
 
-  unsigned nextArg = 1;
+  unsigned nextArg = sources;
   struct Outputs {
     Value values, scales, shuffled, seed, step, roundingSeed, counter;
   };
@@ -168,7 +195,9 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       out.roundingSeed = func.getArgument(nextArg++);
       out.counter = func.getArgument(nextArg++);
     }
-  Value source = kb.buffer(func.getArgument(0));
+  SmallVector<Value> sourceBuffers;
+  for (unsigned i = 0; i < sources; ++i)
+    sourceBuffers.push_back(kb.buffer(func.getArgument(i)));
 
   Value tid = kb.threadId();
   Value wave = kb.div(tid, kGroup), lane = kb.rem(tid, kGroup);
@@ -349,6 +378,59 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   auto inRange = [&](Value condition) { return exact ? yes : condition; };
+  // Reads `width` consecutive source values of row `srcRow` from column
+  // `srcCol` as f32 (zeros where not `valid`): from the source, or computed
+  // from the producer's inputs with the producer's own ops, element by
+  // element, as its generic kernel would.
+  auto readSource = [&](int64_t width, Value srcRow, Value srcCol,
+                        Value valid) -> Value {
+    auto vecOf = [&](Type t) { return VectorType::get({width}, t); };
+    auto alignment = [&](Type t) {
+      return static_cast<unsigned>(
+          std::min<int64_t>(16, width * t.getIntOrFloatBitWidth() / 8));
+    };
+    Value offset = kb.add(kb.mul(srcRow, c.cols), srcCol);
+    Value read;
+    if (!c.producer) {
+      read = kb.load(vecOf(c.sourceType), sourceBuffers[0], valid, offset,
+                     c.rows * c.cols, alignment(c.sourceType));
+    } else {
+      using Indexing = SourceProducer::Indexing;
+      SmallVector<Value> loaded;
+      for (auto [input, buffer] :
+           llvm::zip(c.producer->inputs, sourceBuffers)) {
+        int64_t size = inputElements(c, input.indexing);
+        if (input.indexing == Indexing::row)
+          loaded.push_back(kb.load(input.type, buffer, valid, srcRow, size));
+        else
+          loaded.push_back(
+              kb.load(vecOf(input.type), buffer, valid,
+                      input.indexing == Indexing::element ? offset : srcCol,
+                      size, alignment(input.type)));
+      }
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < width; ++i) {
+        SmallVector<Value> operands;
+        for (auto [input, value] : llvm::zip(c.producer->inputs, loaded))
+          operands.push_back(
+              input.indexing == Indexing::row
+                  ? value
+                  : vector::ExtractOp::create(b, loc, value, i).getResult());
+        elements.push_back(c.producer->compute(b, loc, operands));
+      }
+      read =
+          vector::FromElementsOp::create(b, loc, vecOf(c.sourceType), elements);
+      // Past the source's end the inputs read 0, but the producer of zeros
+      // need not be 0.
+      if (!matchPattern(valid, m_One()))
+        read = kb.select(valid, read,
+                         arith::ConstantOp::create(
+                             b, loc, b.getZeroAttr(vecOf(c.sourceType))));
+    }
+    if (!c.sourceType.isF32())
+      read = arith::ExtFOp::create(b, loc, vecOf(f32), read);
+    return read;
+  };
   Value rowValid =
       inRange(kb.andI(kb.lt(row, c.rows), kb.lt(colBlock, c.cols / 32)));
   Value ldsRow = kb.add(waveBase, kb.add(kb.mul(kb.rem(lane, 32), stride),
@@ -357,7 +439,6 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   if (c.staged) {
     // Stage the group's region: 16 lanes read a row's 64 values
     // (coalesced), 4 rows an instruction; then read lane l's block back.
-    auto quadType = [&](Type t) { return VectorType::get({4}, t); };
     for (int64_t i = 0; i < 8; ++i) {
       Value tileRow = kb.add(kb.div(lane, 16), 4 * i);
       Value tileCol = kb.mul(kb.rem(lane, 16), 4);
@@ -365,12 +446,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       Value srcCol = kb.add(kb.mul(regionCol, 64), tileCol);
       Value valid =
           inRange(kb.andI(kb.lt(srcRow, c.rows), kb.lt(srcCol, c.cols)));
-      Value quad =
-          kb.load(quadType(c.sourceType), source, valid,
-                  kb.add(kb.mul(srcRow, c.cols), srcCol), c.rows * c.cols,
-                  /*alignment=*/c.sourceType.isF32() ? 16 : 8);
-      if (!c.sourceType.isF32())
-        quad = arith::ExtFOp::create(b, loc, quadType(f32), quad);
+      Value quad = readSource(4, srcRow, srcCol, valid);
       vector::StoreOp::create(
           b, loc, quad, lds,
           ValueRange{
@@ -381,11 +457,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     v = vector::LoadOp::create(b, loc, vecType(f32), lds, ValueRange{ldsRow},
                                /*nontemporal=*/false, llvm::MaybeAlign(16));
   } else {
-    Value offset = kb.add(kb.mul(row, c.cols), kb.mul(colBlock, 32));
-    v = kb.load(vecType(c.sourceType), source, rowValid, offset,
-                c.rows * c.cols, /*alignment=*/16);
-    if (!c.sourceType.isF32())
-      v = arith::ExtFOp::create(b, loc, vecType(f32), v);
+    v = readSource(32, row, kb.mul(colBlock, 32), rowValid);
   }
 
   // Row phase.
