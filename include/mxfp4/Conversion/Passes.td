@@ -202,7 +202,10 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       warpgroups multiply a 256 x 128 tile; where many row tiles read the
       same B, B is expanded once by a kernel of its own and bulk-copied
       into shared memory; long K is split across blocks
-      (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp);
+      (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp). The GEMM adds an
+      accumulator to its finished sum, so with `mixed` an elementwise f32
+      `x + C` that is C's only reader (a residual add, a sum of two GEMMs)
+      becomes the GEMM's accumulator, with the same bits;
     - `dequantize` becomes a kernel with the CPU path's integer expansion.
 
     Scales stay canonical ([rows][K / 32] bytes). Other chips, other ops and

@@ -14,6 +14,9 @@
 // - in mixed mode, an elementwise linalg.generic whose result only those
 //   quantizations read is computed inside their kernel from its inputs
 //   (SwiGLU and its gradients, a norm's output): it is never written;
+// - in mixed mode, where the target's GEMM adds its accumulator last, an
+//   elementwise `x + C` that is the only reader of a GEMM's C becomes the
+//   GEMM's accumulator (residual adds, sums of two GEMMs);
 // - scaled_matmul becomes the target's GEMM kernel, reading the scales its
 //   producers wrote (on gfx950 pre-shuffled, or a shuffle of scales from
 //   outside);
@@ -111,8 +114,9 @@ private:
   OpBuilder b;
   DenseMap<Value, DeviceTensor> device;
   DenseSet<Operation *> emittedQuantizes;
-  /// Producers computed inside quantize kernels (erased once unused).
-  DenseSet<Operation *> fusedProducers;
+  /// Producers computed inside quantize kernels and sums computed by GEMMs
+  /// (erased once unused).
+  DenseSet<Operation *> fusedOps;
 };
 
 } // namespace
@@ -475,7 +479,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
                           static_cast<uint32_t>(llvm::xxh3_64bits(producerKey)))
                 .str();
     Operation *producer = firstSource->root.getDefiningOp();
-    fusedProducers.insert(producer);
+    fusedOps.insert(producer);
     for (Value input : cast<linalg::GenericOp>(producer).getDpsInputs())
       operands.push_back(bufferOf(loc, input));
     if (llvm::any_of(operands, [](Value v) { return !v; }))
@@ -567,8 +571,44 @@ Value FunctionConverter::gemmScales(Location loc, Value scales) {
   return t.shuffled;
 }
 
+/// The elementwise f32 sum `x + C` (or `C + x`) that is the only reader of
+/// `op`'s C, and its x, where x exists before `op` (a GEMM launched there can
+/// read it); else {}.
+static std::pair<linalg::GenericOp, Value> matchSum(ScaledMatmulOp op) {
+  Value c = op.getResult();
+  if (!c.hasOneUse() || !op.getType().getElementType().isF32())
+    return {};
+  auto g = dyn_cast<linalg::GenericOp>(*c.getUsers().begin());
+  if (!g || g.getNumDpsInputs() != 2 || g.getNumResults() != 1 ||
+      g.getResult(0).getType() != c.getType() ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block *body = g.getBody();
+  auto add = dyn_cast<arith::AddFOp>(&body->front());
+  if (!add || add.getFastmath() != arith::FastMathFlags::none ||
+      body->getTerminator()->getOperand(0) != add.getResult())
+    return {};
+  Value lhs = body->getArgument(0), rhs = body->getArgument(1);
+  if (!(add.getLhs() == lhs && add.getRhs() == rhs) &&
+      !(add.getLhs() == rhs && add.getRhs() == lhs))
+    return {};
+  Value x = g.getDpsInputs()[g.getDpsInputs()[0] == c ? 1 : 0];
+  Operation *def = x.getDefiningOp();
+  if (x.getType() != c.getType() ||
+      (def && !(def->getBlock() == op->getBlock() && def->isBeforeInBlock(op))))
+    return {};
+  return {g, x};
+}
+
 LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   Location loc = op.getLoc();
+  // x + C: C's GEMM adds x as its accumulator (f32 addition commutes, so the
+  // sum's bits are the same).
+  auto [sum, addend] = mixed && target.accumulatorAddedLast && !op.getAcc()
+                           ? matchSum(op)
+                           : std::pair<linalg::GenericOp, Value>();
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   GemmShape shape;
@@ -576,9 +616,10 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   shape.k = lhsType.getDimSize(1);
   shape.n = rhsType.getDimSize(0);
   shape.resultType = op.getType().getElementType();
-  if (op.getAcc())
+  Value accTensor = sum ? addend : op.getAcc();
+  if (accTensor)
     shape.accType =
-        cast<RankedTensorType>(op.getAcc().getType()).getElementType();
+        cast<RankedTensorType>(accTensor.getType()).getElementType();
   SmallVector<Value> inputs = {
       bufferOf(loc, op.getLhs()), gemmScales(loc, op.getLhsScale()),
       bufferOf(loc, op.getRhs()), gemmScales(loc, op.getRhsScale())};
@@ -586,8 +627,8 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     return error(op) << "scaled_matmul operands must be arguments or "
                         "results of lowered ops";
   SmallVector<Value> outputs;
-  if (op.getAcc()) {
-    Value acc = bufferOf(loc, op.getAcc());
+  if (accTensor) {
+    Value acc = bufferOf(loc, accTensor);
     if (!acc)
       return error(op) << "the accumulator has no device buffer";
     outputs.push_back(acc);
@@ -620,7 +661,12 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     inputs.append(outputs);
     launch(loc, gemm.gemm, inputs);
   }
-  publish(loc, op.getResult(), result);
+  if (sum) {
+    fusedOps.insert(sum);
+    publish(loc, sum.getResult(0), result);
+  } else {
+    publish(loc, op.getResult(), result);
+  }
   return success();
 }
 
@@ -732,7 +778,7 @@ LogicalResult FunctionConverter::runMixed() {
   for (Operation *op : llvm::reverse(ops))
     if (isa<QuantizeOp, ScaledMatmulOp, DequantizeOp>(op) ||
         ((isa<HadamardOp, linalg::TransposeOp, tensor::EmptyOp>(op) ||
-          fusedProducers.contains(op)) &&
+          fusedOps.contains(op)) &&
          op->use_empty()))
       op->erase();
   return success();

@@ -66,6 +66,11 @@ struct KernelTarget {
   /// Whether the GEMM reads gfx950's pre-shuffled scales instead of
   /// canonical ones.
   bool shuffledScales = false;
+  /// Whether the GEMM adds its accumulator to the finished sum, C = acc +
+  /// (A * B^T) with one f32 addition, so that an elementwise `x + C` (a
+  /// residual, or a sum of two GEMMs) moves into it bit for bit (mixed
+  /// mode).
+  bool accumulatorAddedLast = false;
   /// Finds or builds the GEMM kernels for `shape` in `module`. Arguments:
   /// (a, aScales, b, bScales, [acc], c), unless K is split (`GemmLaunch`).
   std::function<GemmLaunch(OpBuilder &, Location, gpu::GPUModuleOp,

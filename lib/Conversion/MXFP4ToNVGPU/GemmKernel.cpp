@@ -401,6 +401,14 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
   auto pairAlignment = [&](Type t) -> unsigned {
     return pairs ? 2 * t.getIntOrFloatBitWidth() / 8 : 0;
   };
+  auto shaped = [&](Type t) -> Type {
+    return pairs ? Type(VectorType::get({2}, t)) : t;
+  };
+  // This thread's elements (or pairs) of C: where, whether in range, value.
+  struct Element {
+    Value at, valid, value;
+  };
+  SmallVector<Element> elements;
   forEachWarpgroupAccumulatorPair(
       kb, accumulators, kTile, rowBase, colBase,
       [&](Value row, Value col, Value pair) {
@@ -408,24 +416,37 @@ void GemmBuilder::epilogue(Value acc, Value out, Value split,
           Value at = c.transposedC ? kb.add(kb.mul(kb.add(col, e), c.m), row)
                                    : kb.add(kb.mul(row, c.n), kb.add(col, e));
           Value valid = kb.andI(kb.lt(row, c.m), kb.lt(kb.add(col, e), c.n));
-          auto shaped = [&](Type t) -> Type {
-            return pairs ? Type(VectorType::get({2}, t)) : t;
-          };
-          Value value =
-              pairs ? pair : vector::ExtractOp::create(b, loc, pair, e);
-          if (acc) {
-            Value prior = kb.load(shaped(c.accType), acc, valid, at, c.m * c.n,
-                                  pairAlignment(c.accType));
-            if (!c.accType.isF32())
-              prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
-            value = arith::AddFOp::create(b, loc, prior, value);
-          }
-          if (!outType.isF32())
-            value = arith::TruncFOp::create(b, loc, shaped(outType), value);
-          kb.store(value, out, valid, slice ? kb.add(slice, at) : at, size,
-                   pairAlignment(outType));
+          elements.push_back(
+              {at, valid,
+               pairs ? pair : vector::ExtractOp::create(b, loc, pair, e)});
         }
       });
+  // The accumulator's loads go out a batch at a time, ahead of the batch's
+  // stores: a load cannot pass a store to another buffer that may alias, so
+  // loads interleaved with the stores would each wait a full memory
+  // latency. 16 pairs keep 32 registers in flight.
+  constexpr size_t kBatch = 16;
+  for (size_t first = 0; first < elements.size(); first += kBatch) {
+    ArrayRef<Element> batch = ArrayRef(elements).slice(
+        first, std::min(kBatch, elements.size() - first));
+    SmallVector<Value> priors;
+    for (const Element &x : acc ? batch : ArrayRef<Element>()) {
+      Value prior = kb.load(shaped(c.accType), acc, x.valid, x.at, c.m * c.n,
+                            pairAlignment(c.accType));
+      if (!c.accType.isF32())
+        prior = arith::ExtFOp::create(b, loc, shaped(f32), prior);
+      priors.push_back(prior);
+    }
+    for (auto [i, x] : llvm::enumerate(batch)) {
+      Value value = x.value;
+      if (acc)
+        value = arith::AddFOp::create(b, loc, priors[i], value);
+      if (!outType.isF32())
+        value = arith::TruncFOp::create(b, loc, shaped(outType), value);
+      kb.store(value, out, x.valid, slice ? kb.add(slice, x.at) : x.at, size,
+               pairAlignment(outType));
+    }
+  }
 }
 
 /// The global address (i64) of kernel argument `index`, a buffer. Kernels
