@@ -7,7 +7,10 @@
 //
 // Runs after bufferization: a call of a causal-attention composite has f32
 // buffer operands and returns fresh buffers, which become allocations the
-// fused launches (FlashAttention.h) fill.
+// fused launches (FlashAttention.h) fill. The pass outlines the launches
+// itself, into named kernels of the kernel module (one per distinct
+// kernel, shared by the layers): gpu-kernel-outlining would drop the
+// attributes that tell ptxas a kernel's occupancy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +18,13 @@
 
 #include "FlashAttention.h"
 
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -27,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_CONVERTATTENTIONTONVGPUPASS
@@ -71,6 +77,39 @@ static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
   return shape;
 }
 
+/// Replaces `l`'s gpu.launch by a launch of kernel
+/// `attention_<role>_<shape>` in `kernels`, outlined from it unless an
+/// earlier layer's launch made it.
+static void outline(OpBuilder &b, gpu::GPUModuleOp kernels,
+                    const sm90::AttentionShape &shape,
+                    const sm90::AttentionLaunch &l) {
+  gpu::LaunchOp launch = l.launch;
+  std::string name = llvm::formatv("attention_{0}_b{1}_s{2}_kv{3}x{4}_d{5}",
+                                   l.role, shape.batch, shape.seq,
+                                   shape.kvHeads, shape.groups, shape.headDim);
+  // Constants are rematerialized inside rather than passed.
+  (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
+    return op->hasTrait<OpTrait::ConstantLike>();
+  });
+  SmallVector<Value> operands;
+  gpu::GPUFuncOp func = outlineKernelFunc(launch, name, operands);
+  if (auto existing = kernels.lookupSymbol<gpu::GPUFuncOp>(name)) {
+    func.erase();
+    func = existing;
+  } else {
+    if (l.minBlocksPerSM)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(l.minBlocksPerSM));
+    SymbolTable(kernels).insert(func);
+  }
+  b.setInsertionPoint(launch);
+  gpu::LaunchFuncOp::create(b, launch.getLoc(), func,
+                            launch.getGridSizeOperandValues(),
+                            launch.getBlockSizeOperandValues(),
+                            launch.getDynamicSharedMemorySize(), operands);
+  launch.erase();
+}
+
 namespace {
 
 struct ConvertAttentionToNVGPUPass
@@ -82,6 +121,19 @@ struct ConvertAttentionToNVGPUPass
     SmallVector<func::CallOp> calls;
     module.walk([&](func::CallOp call) { calls.push_back(call); });
     OpBuilder b(&getContext());
+    // The kernel module (made by convert-mxfp4-to-nvgpu, else here).
+    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+    auto getKernels = [&] {
+      if (!kernels) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(module.getBody());
+        kernels =
+            gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+        module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                        b.getUnitAttr());
+      }
+      return kernels;
+    };
     SetVector<func::FuncOp> composites;
     for (func::CallOp call : calls) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
@@ -102,13 +154,15 @@ struct ConvertAttentionToNVGPUPass
       for (Type t : call.getResultTypes())
         results.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(t)));
       auto args = call.getOperands();
-      if (backward)
-        sm90::emitAttentionBackward(b, loc, *shape, args[0], args[1], args[2],
-                                    args[3], args[4], args[5], results[0],
-                                    results[1], results[2]);
-      else
-        sm90::emitAttentionForward(b, loc, *shape, args[0], args[1], args[2],
-                                   results[0], results[1]);
+      SmallVector<sm90::AttentionLaunch> launches =
+          backward
+              ? sm90::emitAttentionBackward(b, loc, *shape, args[0], args[1],
+                                            args[2], args[3], args[4], args[5],
+                                            results[0], results[1], results[2])
+              : sm90::emitAttentionForward(b, loc, *shape, args[0], args[1],
+                                           args[2], results[0], results[1]);
+      for (const sm90::AttentionLaunch &launch : launches)
+        outline(b, getKernels(), *shape, launch);
       call.replaceAllUsesWith(results);
       call.erase();
     }

@@ -75,12 +75,17 @@ public:
   void backwardKeys(Value q, Value k, Value v, Value lse, Value dO, Value delta,
                     Value dk, Value dv);
 
+  /// Every launch opened, in order.
+  SmallVector<AttentionLaunch> launches;
+
 private:
   int64_t queryRows() const { return s.groups * s.seq; }
   /// Opens a launch of (blocksX, heads) blocks of 128 threads with `tiles`
   /// bf16 tiles of 64 rows and `vectors` f32 [64] in shared memory, and
   /// sets the per-thread values below.
-  gpu::LaunchOp open(int64_t blocksX, int64_t tiles, int64_t vectors);
+  /// Records it in `launches` as `role`.
+  gpu::LaunchOp open(StringRef role, int64_t blocksX, int64_t tiles,
+                     int64_t vectors, int64_t minBlocksPerSM = 0);
   SharedTile rowsTile(Value memory) const {
     return {memory, true, kRows, s.headDim};
   }
@@ -151,7 +156,8 @@ private:
 
 } // namespace
 
-gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
+gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
+                            int64_t vectors, int64_t minBlocksPerSM) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> shared(
       tiles, workgroupBuffer(ctx, SharedTile::elements(true, kRows, s.headDim),
@@ -163,6 +169,7 @@ gpu::LaunchOp Emitter::open(int64_t blocksX, int64_t tiles, int64_t vectors) {
       one,
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
+  launches.push_back({launch, role.str(), minBlocksPerSM});
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   gpu::TerminatorOp::create(b, loc);
@@ -332,7 +339,11 @@ void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
 
 void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open(queryRows() / kRows, 2, 0);
+  // Two blocks of 128 threads fit an SM with up to 255 registers each;
+  // told so, ptxas gives the head-dim-128 forward 254 registers, else 182
+  // (measured 0.188 against 0.241 ms on an H200, docs/performance.md).
+  gpu::LaunchOp launch =
+      open("fwd", queryRows() / kRows, 2, 0, s.headDim > 64 ? 2 : 0);
   auto shared = launch.getWorkgroupAttributions();
   // q is staged in k's buffer: the loop's first barrier follows its reads.
   Value qTile = shared[0], kTile = shared[0], vTile = shared[1];
@@ -419,7 +430,7 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
   while (lanes < 8 && chunks % (2 * lanes) == 0)
     lanes *= 2;
   int64_t rowsPerBlock = kThreads / lanes;
-  gpu::LaunchOp launch = open(queryRows() / rowsPerBlock, 0, 0);
+  gpu::LaunchOp launch = open("bwd_delta", queryRows() / rowsPerBlock, 0, 0);
   Value row =
       kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock), kb.div(tid, lanes));
   Value lane = kb.rem(tid, lanes);
@@ -450,7 +461,7 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
 void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                               Value delta, Value dq) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open(queryRows() / kRows, 2, 0);
+  gpu::LaunchOp launch = open("bwd_dq", queryRows() / kRows, 2, 0);
   auto shared = launch.getWorkgroupAttributions();
   // q and dO are staged in k's and v's buffers (see forward).
   Value qTile = shared[0], dOTile = shared[1], kTile = shared[0],
@@ -504,7 +515,9 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
                            Value delta, Value dk, Value dv) {
   OpBuilder::InsertionGuard guard(b);
   bool wantDv = static_cast<bool>(dv), wantDk = static_cast<bool>(dk);
-  gpu::LaunchOp launch = open(s.seq / kRows, 2, wantDk ? 2 : 1);
+  gpu::LaunchOp launch =
+      open(wantDk ? (wantDv ? "bwd_dkdv" : "bwd_dk") : "bwd_dv", s.seq / kRows,
+           2, wantDk ? 2 : 1);
   auto shared = launch.getWorkgroupAttributions();
   // k and v are staged in q's and dO's buffers (see forward).
   Value kTile = shared[0], vTile = shared[1], qTile = shared[0],
@@ -590,16 +603,18 @@ bool sm90::isSupported(const AttentionShape &shape) {
          shape.batch >= 1 && shape.kvHeads >= 1;
 }
 
-void sm90::emitAttentionForward(OpBuilder &b, Location loc,
-                                const AttentionShape &shape, Value q, Value k,
-                                Value v, Value o, Value lse) {
-  Emitter(b, loc, shape).forward(q, k, v, o, lse);
+SmallVector<AttentionLaunch>
+sm90::emitAttentionForward(OpBuilder &b, Location loc,
+                           const AttentionShape &shape, Value q, Value k,
+                           Value v, Value o, Value lse) {
+  Emitter emitter(b, loc, shape);
+  emitter.forward(q, k, v, o, lse);
+  return emitter.launches;
 }
 
-void sm90::emitAttentionBackward(OpBuilder &b, Location loc,
-                                 const AttentionShape &shape, Value q, Value k,
-                                 Value v, Value o, Value lse, Value dO,
-                                 Value dq, Value dk, Value dv) {
+SmallVector<AttentionLaunch> sm90::emitAttentionBackward(
+    OpBuilder &b, Location loc, const AttentionShape &shape, Value q, Value k,
+    Value v, Value o, Value lse, Value dO, Value dq, Value dk, Value dv) {
   Value delta = memref::AllocOp::create(
       b, loc,
       MemRefType::get({shape.heads(), shape.groups * shape.seq},
@@ -613,4 +628,5 @@ void sm90::emitAttentionBackward(OpBuilder &b, Location loc,
     emitter.backwardKeys(q, k, v, lse, dO, delta, Value(), dv);
     emitter.backwardKeys(q, k, v, lse, dO, delta, dk, Value());
   }
+  return emitter.launches;
 }

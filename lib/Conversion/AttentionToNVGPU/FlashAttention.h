@@ -14,7 +14,10 @@
 #ifndef MXFP4_LIB_CONVERSION_ATTENTIONTONVGPU_FLASHATTENTION_H
 #define MXFP4_LIB_CONVERSION_ATTENTIONTONVGPU_FLASHATTENTION_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+
+#include <string>
 
 namespace mlir::mxfp4::sm90 {
 
@@ -34,17 +37,26 @@ struct AttentionShape {
 /// fewer rows a warp to keep the accumulators in registers).
 bool isSupported(const AttentionShape &shape);
 
+/// An emitted launch: what it computes (a kernel name suffix) and, where
+/// ptxas must be told, the blocks it should keep resident on an SM.
+struct AttentionLaunch {
+  gpu::LaunchOp launch;
+  std::string role;
+  int64_t minBlocksPerSM = 0; // 0: ptxas chooses
+};
+
 /// Launches computing o and lse from q, k, v (buffers allocated by the
 /// caller).
-void emitAttentionForward(OpBuilder &b, Location loc,
-                          const AttentionShape &shape, Value q, Value k,
-                          Value v, Value o, Value lse);
+SmallVector<AttentionLaunch> emitAttentionForward(OpBuilder &b, Location loc,
+                                                  const AttentionShape &shape,
+                                                  Value q, Value k, Value v,
+                                                  Value o, Value lse);
 
 /// Launches computing dq, dk, dv from q, k, v, o, lse and dO.
-void emitAttentionBackward(OpBuilder &b, Location loc,
-                           const AttentionShape &shape, Value q, Value k,
-                           Value v, Value o, Value lse, Value dO, Value dq,
-                           Value dk, Value dv);
+SmallVector<AttentionLaunch>
+emitAttentionBackward(OpBuilder &b, Location loc, const AttentionShape &shape,
+                      Value q, Value k, Value v, Value o, Value lse, Value dO,
+                      Value dq, Value dk, Value dv);
 
 } // namespace mlir::mxfp4::sm90
 
