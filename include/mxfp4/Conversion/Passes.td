@@ -201,7 +201,8 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       tiles' FP4 to bf16 (exact: FP4 times a power of two), four
       warpgroups multiply a 256 x 128 tile; where many row tiles read the
       same B, B is expanded once by a kernel of its own and bulk-copied
-      into shared memory; long K is split across blocks
+      into shared memory (then two warpgroups a block, two blocks an SM);
+      long K is split across blocks
       (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp). The GEMM adds an
       accumulator to its finished sum, so with `mixed` an elementwise f32
       `x + C` that is C's only reader (a residual add, a sum of two GEMMs)

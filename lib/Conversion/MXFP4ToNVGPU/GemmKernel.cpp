@@ -58,6 +58,11 @@
 // have arrived on its "empty" one after their MMAs read it. The blocks
 // then expand B 1/128th as often on the pilot's 32768-row GEMMs (+10%);
 // a B of more than 16 MiB as bf16 would stream from memory instead of L2.
+// With nothing of B to share but the copies, such a GEMM's blocks are two
+// warpgroups (128 x 128 tiles), two an SM: the four warpgroups of one block
+// wrote C all at once, idling the SM's tensor cores; two blocks drift
+// apart, and one's epilogue overlaps the other's MMAs (the pilot step's
+// expanded GEMMs 5-10% faster on an H200).
 //
 // The tensor cores add each k16 slice's products to the f32 accumulators;
 // a slice holds words of four K steps, so the order differs from the CPU's
@@ -96,7 +101,7 @@ using namespace mlir::mxfp4::sm90;
 namespace num = mlir::mxfp4::numerics;
 
 /// The block tile: 64 rows of C a warpgroup, by kTile columns.
-static constexpr int64_t kTileM = 64 * kGemmWarpgroups;
+static int64_t tileM(const GemmConfig &c) { return 64 * gemmWarpgroups(c); }
 /// The rows a thread loads and expands: two of A, then one of B (none
 /// where B comes expanded).
 static constexpr int64_t kRowsPerThread = 3;
@@ -111,22 +116,31 @@ static constexpr int64_t kExpandedBMinRowTiles = 8;
 /// running at once then read 8 B tiles): copies two stages ahead do not
 /// cover reads from memory.
 static constexpr int64_t kExpandedBMaxBytes = 16 << 20;
-/// Blocks resident on an SM (the register file holds one block of 512
-/// threads of 128 registers).
-static constexpr int64_t kBlocksPerSM = 1;
+int64_t sm90::gemmWarpgroups(const GemmConfig &c) {
+  return c.expandedB ? 2 : 4;
+}
+
+/// Blocks resident on an SM: the register file holds 512 threads of 128
+/// registers.
+static int64_t blocksPerSM(const GemmConfig &c) {
+  return 4 / gemmWarpgroups(c);
+}
 
 int64_t sm90::gemmTiles(const GemmConfig &c) {
-  return llvm::divideCeil(c.m, kTileM) * llvm::divideCeil(c.n, kTile);
+  return llvm::divideCeil(c.m, tileM(c)) * llvm::divideCeil(c.n, kTile);
 }
 
 int64_t sm90::gemmBlocks(const GemmConfig &c) {
-  return std::min(gemmTiles(c), kBlocksPerSM * kMultiprocessors);
+  return std::min(gemmTiles(c), blocksPerSM(c) * kMultiprocessors);
 }
 
 KSplit sm90::gemmSplit(const GemmConfig &c) {
-  // In super steps, the main loop's unit.
-  return splitK(gemmTiles(c), llvm::divideCeil(c.k, kGemmSuperStepK),
-                kBlocksPerSM * kMultiprocessors);
+  // In super steps, the main loop's unit. An expanded B is chosen only for
+  // GEMMs that need no split (chooseGemmVariant).
+  int64_t steps = llvm::divideCeil(c.k, kGemmSuperStepK);
+  if (c.expandedB)
+    return {1, steps};
+  return splitK(gemmTiles(c), steps, blocksPerSM(c) * kMultiprocessors);
 }
 
 GemmConfig sm90::chooseGemmVariant(const GemmConfig &c) {
@@ -136,15 +150,16 @@ GemmConfig sm90::chooseGemmVariant(const GemmConfig &c) {
   KSplit own = gemmSplit(c), other = gemmSplit(transposed);
   if (own.splits == 1 || other.splits == 1) {
     GemmConfig whole = c;
-    whole.expandedB = own.splits == 1 &&
-                      llvm::divideCeil(c.m, kTileM) >= kExpandedBMinRowTiles &&
-                      expandedBElements(c) * 2 <= kExpandedBMaxBytes;
+    whole.expandedB =
+        own.splits == 1 &&
+        llvm::divideCeil(c.m, tileM(c)) >= kExpandedBMinRowTiles &&
+        expandedBElements(c) * 2 <= kExpandedBMaxBytes;
     return whole;
   }
   // The super steps of the slowest block: its rounds times a split's steps.
   auto span = [](const GemmConfig &g, KSplit split) {
     return llvm::divideCeil(gemmTiles(g) * split.splits,
-                            kBlocksPerSM * kMultiprocessors) *
+                            blocksPerSM(g) * kMultiprocessors) *
            split.stepsPerSplit;
   };
   return span(transposed, other) < span(c, own) ? transposed : c;
@@ -225,7 +240,7 @@ private:
   // partial last super step, whose codes past K must read as zeros.
   // Otherwise loads past the end (the last super step's and the last
   // tile's prefetch) are clamped to data nobody uses, and none is guarded.
-  bool guarded = c.m % kTileM || c.n % kTile || c.k % kGemmSuperStepK;
+  bool guarded = c.m % tileM(c) || c.n % kTile || c.k % kGemmSuperStepK;
   // Rows a thread loads: A's two, and B's one unless B comes expanded.
   int64_t rowCount = c.expandedB ? 2 : kRowsPerThread;
   Value laneBlock, laneWord, scaleShift, rows[kRowsPerThread], m0, n0;
@@ -470,7 +485,7 @@ static Value globalAddress(KernelBuilder &kb, gpu::GPUFuncOp func,
 
 std::pair<Value, Value> GemmBuilder::tileOrigin(Value tile) {
   int64_t tilesN = llvm::divideCeil(c.n, kTile);
-  return {kb.mul(kb.div(tile, tilesN), kTileM),
+  return {kb.mul(kb.div(tile, tilesN), tileM(c)),
           kb.mul(kb.rem(tile, tilesN), kTile)};
 }
 
@@ -553,7 +568,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
   if (c.expandedB) {
     stageBarriers = func.getWorkgroupAttributions()[1];
     SmallVector<int64_t> arrivals(kGemmBStages, 1);
-    arrivals.append(kGemmBStages, kGemmWarpgroups);
+    arrivals.append(kGemmBStages, gemmWarpgroups(c));
     initBarriers(kb, stageBarriers, arrivals);
   }
 
@@ -743,12 +758,13 @@ gpu::GPUFuncOp sm90::buildGemmKernel(OpBuilder &b, Location loc,
   if (c.expandedB)
     shared.push_back(workgroupBuffer(ctx, 2 * kGemmBStages, b.getI64Type()));
   gpu::GPUFuncOp func =
-      createKernel(b, loc, module, name, args, shared, kGemmThreads);
-  // One block an SM: ptxas keeps to 128 registers a thread.
-  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                b.getDenseI32ArrayAttr({kGemmThreads, 1, 1}));
+      createKernel(b, loc, module, name, args, shared, gemmThreads(c));
+  // ptxas keeps to 128 registers a thread.
+  func->setAttr(
+      NVVM::NVVMDialect::getMaxntidAttrName(),
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(gemmThreads(c)), 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                b.getI32IntegerAttr(kBlocksPerSM));
+                b.getI32IntegerAttr(blocksPerSM(c)));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   GemmBuilder(b, loc, c).build(func);

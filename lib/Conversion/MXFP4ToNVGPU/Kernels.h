@@ -57,23 +57,29 @@ constexpr int64_t kGemmBStages = 4;
 constexpr int64_t kExpandedBStageBytes = kTile * kWgStepK * 2;
 
 /// The GEMM's warpgroups a block (each 64 rows of C's block tile) and
-/// threads a block.
-constexpr int64_t kGemmWarpgroups = 4;
-constexpr int64_t kGemmThreads = 128 * kGemmWarpgroups;
+/// threads a block: four on one B tile, each expanding a quarter of it;
+/// where B comes expanded, two, and two blocks an SM, so that one block's
+/// epilogue (which idles its warpgroups' tensor cores) overlaps the other's
+/// MMAs.
+int64_t gemmWarpgroups(const GemmConfig &config);
+inline int64_t gemmThreads(const GemmConfig &config) {
+  return 128 * gemmWarpgroups(config);
+}
 
 /// How `config`'s K is split among the GEMM's grid z (TensorCore.h).
 KSplit gemmSplit(const GemmConfig &config);
 
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:
 /// (a, aScales, b, bScales, [acc], c), scales canonical. Grid: `gemmBlocks`
-/// in x, each looping over the 256 x 128 tiles of C `gemmBlocks` apart; z:
+/// in x, each looping over the (64 x `gemmWarpgroups`) x 128 tiles of C
+/// `gemmBlocks` apart; z:
 /// `gemmSplit`'s splits. Split K, the
 /// arguments are (a, aScales, b, bScales, workspace): split s writes its
 /// f32 partial C to workspace[s][M][N], and the add-splits kernel finishes.
 gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                const GemmConfig &config);
-/// C's 256 x 128 tiles, and the blocks that loop over them: one a tile, at
+/// C's block tiles, and the blocks that loop over them: one a tile, at
 /// most as many as the device keeps resident.
 int64_t gemmTiles(const GemmConfig &config);
 int64_t gemmBlocks(const GemmConfig &config);

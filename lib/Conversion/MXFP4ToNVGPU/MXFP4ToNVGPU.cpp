@@ -68,7 +68,7 @@ static KernelTarget getSm90Target() {
       GemmLaunch launch = {
           {getKernel("gemm_" + shapeName + "_" + types + "_expanded_b",
                      sm90::buildGemmKernel),
-           sm90::gemmBlocks(config), sm90::kGemmThreads}};
+           sm90::gemmBlocks(config), sm90::gemmThreads(config)}};
       launch.expandB = {
           getKernel("expand_b_" + shapeName, sm90::buildExpandBKernel),
           sm90::expandBBlocks(config)};
@@ -78,14 +78,14 @@ static KernelTarget getSm90Target() {
     if (splits == 1)
       return {
           {getKernel("gemm_" + shapeName + "_" + types, sm90::buildGemmKernel),
-           sm90::gemmBlocks(config), sm90::kGemmThreads}};
+           sm90::gemmBlocks(config), sm90::gemmThreads(config)}};
     // The split GEMM writes f32 partial products whatever C's types; the
     // adding kernel reads them in C's layout either way.
     return {
         {getKernel(llvm::formatv("gemm_{0}_split{1}{2}", shapeName, splits,
                                  config.transposedC ? "_transposed" : ""),
                    sm90::buildGemmKernel),
-         sm90::gemmBlocks(config), sm90::kGemmThreads, splits},
+         sm90::gemmBlocks(config), sm90::gemmThreads(config), splits},
         KernelLaunch{getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}",
                                              splits, shape.m, shape.n, types),
                                sm90::buildAddSplitsKernel),

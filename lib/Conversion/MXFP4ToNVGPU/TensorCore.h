@@ -25,7 +25,7 @@ using kernels::KernelBuilder;
 
 constexpr int64_t kBlockThreads = 256;
 /// The bf16 GEMMs' block tiles are kTile x kTile; the MXFP4 GEMM's are
-/// (64 x kGemmWarpgroups) x kTile (Kernels.h).
+/// (64 x gemmWarpgroups) x kTile (Kernels.h).
 constexpr int64_t kTile = 128;
 
 /// SMs of an H200: a grid smaller than this leaves the device idle.

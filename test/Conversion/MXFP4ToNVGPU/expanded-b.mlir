@@ -3,7 +3,9 @@
 // Fprop of a pilot layer: 128 row tiles of A read the same 512 x 512 B. B
 // is expanded to bf16 once (512 KiB), in the GEMM's shared-memory layout,
 // and the GEMM bulk-copies its 8 KiB stages instead of expanding B's FP4
-// codes in every block.
+// codes in every block. Its blocks are two warpgroups (128 x 128 tiles of
+// C), two an SM: 264 blocks, so that one block's epilogue overlaps the
+// other's MMAs.
 // CHECK-LABEL: func.func @fprop(
 // CHECK-SAME: %[[A:[^:]*]]: memref<8388608xi8>
 // CHECK-SAME: %[[SA:[^:]*]]: memref<524288xi8>
@@ -19,16 +21,19 @@
 // CHECK: %[[SA_G:.*]] = memref.memory_space_cast %[[SA]]
 // CHECK: %[[X_G2:.*]] = memref.memory_space_cast %[[X]]
 // CHECK: %[[C_G:.*]] = memref.memory_space_cast %[[C]]
-// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_32768x512x512_bf16_expanded_b blocks in (%c132, {{.*}}) threads in (%c512, {{.*}}) args(%[[A_G]] : {{.*}}, %[[SA_G]] : {{.*}}, %[[X_G2]] : memref<262144xbf16, #gpu.address_space<global>>, %[[C_G]] : memref<16777216xbf16, #gpu.address_space<global>>)
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_32768x512x512_bf16_expanded_b blocks in (%c264, {{.*}}) threads in (%c256{{.*}}, {{.*}}) args(%[[A_G]] : {{.*}}, %[[SA_G]] : {{.*}}, %[[X_G2]] : memref<262144xbf16, #gpu.address_space<global>>, %[[C_G]] : memref<16777216xbf16, #gpu.address_space<global>>)
 
 // The GEMM: the expanded B's 64-bit address from its argument (kernels
 // index with 32 bits), four "full" barriers (one bulk copy each) and four
-// "empty" ones (the four warpgroups' releases).
+// "empty" ones (the two warpgroups' releases); ptxas is told of 256
+// threads and two blocks an SM (128 registers a thread).
 // CHECK: gpu.func @gemm_32768x512x512_bf16_expanded_b(
 // CHECK-SAME: workgroup(%[[TILE:[^:]*]] : memref<16384xbf16, #gpu.address_space<workgroup>>, %[[BARS:[^:]*]] : memref<8xi64, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK: llvm.inline_asm "{{.*}}ld.param.u64 t, [gemm_32768x512x512_bf16_expanded_b_param_2];{{.*}}cvta.to.global.u64
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
-// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c4_i32
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c2_i32
 // CHECK: gpu.barrier
 // Thread 0 copies the first tile's first two stages.
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
