@@ -206,7 +206,8 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp). The GEMM adds an
       accumulator to its finished sum, so with `mixed` an elementwise f32
       `x + C` that is C's only reader (a residual add, a sum of two GEMMs)
-      becomes the GEMM's accumulator, with the same bits;
+      becomes the GEMM's accumulator, with the same bits; a longer sum
+      added from the left, `((C1 + C2) + C3)`, becomes a chain of them;
     - `dequantize` becomes a kernel with the CPU path's integer expansion.
 
     Scales stay canonical ([rows][K / 32] bytes). Other chips, other ops and

@@ -55,6 +55,36 @@ func.func @two_gemms(%a: tensor<128x128xf32>, %b: tensor<64x128xf32>, %c: tensor
 
 // -----
 
+// A sum of three GEMMs, added from the left ((p + q) + r: Dgrad through the
+// q, k and v projections): the second GEMM computes p + q, the third adds
+// that.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @three_gemms(
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_128x64x128_f32 blocks
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_128x64x128_f32_accf32 blocks
+// CHECK: gpu.launch_func @mxfp4_kernels::@gemm_128x64x128_f32_accf32 blocks
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @three_gemms(%a: tensor<128x128xf32>, %b: tensor<64x128xf32>, %c: tensor<64x128xf32>, %d: tensor<64x128xf32>) -> tensor<128x64xf32> {
+  %e = tensor.empty() : tensor<128x64xf32>
+  %av, %as = mxfp4.quantize %a axis = 1 : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>
+  %bv, %bs = mxfp4.quantize %b axis = 1 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>
+  %cv, %cs = mxfp4.quantize %c axis = 1 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>
+  %dv, %ds = mxfp4.quantize %d axis = 1 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>
+  %p = mxfp4.scaled_matmul %av scale %as, %bv scale %bs : tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>, tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU> -> tensor<128x64xf32>
+  %q = mxfp4.scaled_matmul %av scale %as, %cv scale %cs : tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>, tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU> -> tensor<128x64xf32>
+  %r = mxfp4.scaled_matmul %av scale %as, %dv scale %ds : tensor<128x128xf4E2M1FN>, tensor<128x4xf8E8M0FNU>, tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU> -> tensor<128x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %q, %r : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>) outs(%e : tensor<128x64xf32>) {
+  ^bb0(%l: f32, %m: f32, %n: f32, %o: f32):
+    %s = arith.addf %l, %m : f32
+    %t = arith.addf %s, %n : f32
+    linalg.yield %t : f32
+  } -> tensor<128x64xf32>
+  return %y : tensor<128x64xf32>
+}
+
+// -----
+
 // Kept: an addend computed after the GEMM (its launch could not read it),
 // a sum with fast-math flags (not the GEMM's addition), and a C read twice.
 #id = affine_map<(d0, d1) -> (d0, d1)>
