@@ -478,9 +478,8 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
     config.producer = matchProducer(firstSource->root, memberOps, producerKey);
   if (config.producer) {
     // Kernels computing the same producer share a name (and a kernel).
-    name += llvm::formatv("_fused{0:x-8}",
-                          static_cast<uint32_t>(llvm::xxh3_64bits(producerKey)))
-                .str();
+    name +=
+        llvm::formatv("_fused{0:x-16}", llvm::xxh3_64bits(producerKey)).str();
     Operation *producer = firstSource->root.getDefiningOp();
     fusedOps.insert(producer);
     for (Value input : cast<linalg::GenericOp>(producer).getDpsInputs())
