@@ -114,12 +114,13 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
 
   // The source, or the producer's inputs to compute it from.
   SmallVector<Type> args;
-  if (!c.producer)
+  if (c.producer) {
+    for (const SourceProducer::Input &input : c.producer->inputs)
+      args.push_back(
+          globalBuffer(ctx, inputElements(c, input.indexing), input.type));
+  } else {
     args.push_back(globalBuffer(ctx, c.rows * c.cols, c.sourceType));
-  for (const SourceProducer::Input &input :
-       c.producer ? c.producer->inputs : SmallVector<SourceProducer::Input>())
-    args.push_back(
-        globalBuffer(ctx, inputElements(c, input.indexing), input.type));
+  }
   unsigned sources = args.size();
   for (const QuantizeJob &job : c.jobs) {
     int64_t outRows = job.transposed ? c.cols : c.rows;
