@@ -54,8 +54,8 @@
 // stage (`cp.async.bulk`, the async proxy wgmma reads) two stages ahead.
 // A thread then loads and expands only its two rows of A, and no stage
 // needs a block barrier or a proxy fence: its MMAs wait on the stage's
-// "full" barrier, and thread 0 refills a buffer once the four warpgroups
-// have arrived on its "empty" one after their MMAs read it. The blocks
+// "full" barrier, and thread 0 refills a buffer once the block's
+// warpgroups have arrived on its "empty" one after their MMAs read it. The blocks
 // then expand B 1/128th as often on the pilot's 32768-row GEMMs (+10%);
 // a B of more than 16 MiB as bf16 would stream from memory instead of L2.
 // With nothing of B to share but the copies, such a GEMM's blocks are two
@@ -521,7 +521,7 @@ void GemmBuilder::releaseAndRefill(Value s, int64_t j, Value parity,
             [&] { arriveOnBarrier(kb, stageBarriers, 2 * kGemmBStages - 1); });
   // Thread 0 refills the buffer that stage j - 2 read, two stages ahead:
   // stage j + 2 of this super step, or stage j - 2 of the next (the next
-  // tile's first, if any), once all four warpgroups released it.
+  // tile's first, if any), once all the block's warpgroups released it.
   int64_t stage = (j + 2) % kGemmBStages;
   Value producer = kb.lt(tid, 1);
   if (j < 2) {
