@@ -190,11 +190,12 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       instructions: blocks are converted with the CPU path's integer
       formulation (docs/Semantics.md), so results are the CPU's bits, for
       every rotation, scale rule and rounding mode;
-    - with `mixed`, an elementwise `linalg.generic` whose result only
-      those quantizations read (SwiGLU, its gradients, a norm's output) is
-      computed inside their kernel, from its inputs (indexed per element,
-      per row or per column) with its own scalar ops: its result is never
-      written. Kernels of identical producers are shared
+    - with `mixed`, an all-parallel `linalg.generic` whose result (maybe
+      reshaped) only those quantizations read (SwiGLU, its gradients, a
+      norm's output, the rotary embedding's gradient) is computed inside
+      their kernel, from its inputs (read at loops or constants) with its
+      own scalar ops and `linalg.index`: its result is never written.
+      Kernels of identical producers are shared
       (`quantize_<rows>x<cols>_<type>_fused<hash>_...`);
     - `scaled_matmul` becomes a GEMM on bf16 tensor cores
       (`wgmma.mma_async`, f32 accumulators): each K step of 32 expands the

@@ -11,9 +11,10 @@
 // - every quantize, with the hadamard and the linalg.transpose feeding it,
 //   becomes a job of a fused quantize kernel; the row-wise and the
 //   transposed quantization of one source share a kernel (one read);
-// - in mixed mode, an elementwise linalg.generic whose result only those
-//   quantizations read is computed inside their kernel from its inputs
-//   (SwiGLU and its gradients, a norm's output): it is never written;
+// - in mixed mode, an all-parallel linalg.generic whose result (maybe
+//   reshaped) only those quantizations read is computed inside their kernel
+//   from its inputs (SwiGLU and its gradients, a norm's output, the rotary
+//   embedding's gradient): it is never written;
 // - in mixed mode, where the target's GEMM adds its accumulator last, an
 //   elementwise `x + C` that is the only reader of a GEMM's C becomes the
 //   GEMM's accumulator (residual adds, sums of GEMMs added from the left);
@@ -329,56 +330,62 @@ static bool feedsOnly(Value v, const SmallPtrSetImpl<Operation *> &members) {
 }
 
 /// The producer of `root` that a quantize kernel can compute where it reads
-/// the source: an all-parallel linalg.generic of scalar arith and math ops
-/// (and constants) whose inputs are indexed like its result, by its leading
-/// dimensions (one value a row) or by its last (one a column), and whose
-/// result only the quantizations `members` read. `key` receives a
-/// description of the computation that names its kernel.
-static std::optional<SourceProducer>
+/// the source, with the ops it replaces (reshapes of it, then itself): an
+/// all-parallel linalg.generic of scalar arith and math ops, constants and
+/// `linalg.index`, whose result (maybe reshaped) only the quantizations
+/// `members` read, and whose inputs are read at loops or constants (the
+/// rotary embedding reads each pair's two halves at constant indices).
+/// `key` receives a description of the computation that names its kernel.
+static std::optional<std::pair<SourceProducer, SmallVector<Operation *>>>
 matchProducer(Value root, const SmallPtrSetImpl<Operation *> &members,
               std::string &key) {
-  auto g = root.getDefiningOp<linalg::GenericOp>();
-  if (!g || g.getNumResults() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops() || !feedsOnly(root, members))
+  if (!feedsOnly(root, members))
     return std::nullopt;
+  // Reshapes keep the row-major order of the elements.
+  SmallVector<Operation *> replaced;
+  Value v = root;
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      v.getDefiningOp())) {
+    replaced.push_back(v.getDefiningOp());
+    v = v.getDefiningOp()->getOperand(0);
+    if (!v.hasOneUse())
+      return std::nullopt;
+  }
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumResults() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops())
+    return std::nullopt;
+  replaced.push_back(g);
   auto isFloat = [](Type t) { return t.isF32() || t.isBF16(); };
-  auto type = cast<RankedTensorType>(root.getType());
-  int64_t rank = type.getRank();
   Block *body = g.getBody();
-  if (!isFloat(type.getElementType()) ||
+  SmallVector<int64_t> loops = g.getStaticLoopRanges();
+  if (!isFloat(cast<RankedTensorType>(v.getType()).getElementType()) ||
+      ShapedType::isDynamicShape(loops) ||
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
       !body->getArgument(g.getNumDpsInputs()).use_empty())
     return std::nullopt;
-  MLIRContext *ctx = g.getContext();
-  SmallVector<AffineExpr> leading;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    leading.push_back(getAffineDimExpr(d, ctx));
-  AffineMap rowMap = AffineMap::get(rank, 0, leading, ctx);
-  AffineMap columnMap =
-      AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
 
-  using Indexing = SourceProducer::Indexing;
   SourceProducer producer;
+  producer.loops = loops;
   llvm::raw_string_ostream os(key);
+  os << "loops";
+  for (int64_t extent : loops)
+    os << " " << extent;
+  os << ";";
   DenseMap<Value, int64_t> ids;
   for (OpOperand *input : g.getDpsInputOperands()) {
     auto t = dyn_cast<RankedTensorType>(input->get().getType());
-    if (!t || !t.hasStaticShape() || !isFloat(t.getElementType()))
-      return std::nullopt;
     AffineMap map = g.getMatchingIndexingMap(input);
-    Indexing indexing;
-    if (map.isIdentity())
-      indexing = Indexing::element;
-    else if (map == columnMap)
-      indexing = Indexing::column;
-    else if (rank > 1 && map == rowMap)
-      indexing = Indexing::row;
-    else
+    if (!t || !t.hasStaticShape() || !isFloat(t.getElementType()) ||
+        !llvm::all_of(map.getResults(), [](AffineExpr e) {
+          return isa<AffineDimExpr, AffineConstantExpr>(e);
+        }))
       return std::nullopt;
     int64_t id = producer.inputs.size();
-    producer.inputs.push_back({indexing, t.getElementType()});
+    producer.inputs.push_back(
+        {map, llvm::to_vector(t.getShape()), t.getElementType()});
     ids[body->getArgument(id)] = id;
-    os << static_cast<int>(indexing) << t.getElementType() << ";";
+    os << map << t << ";";
   }
   // Operands: earlier values of the body, or scalar constants from outside.
   auto describe = [&](Value v) -> bool {
@@ -395,10 +402,12 @@ matchProducer(Value root, const SmallPtrSetImpl<Operation *> &members,
   };
   for (Operation &op : body->without_terminator()) {
     if (op.getNumRegions() || op.getNumResults() != 1 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
-        !(op.hasTrait<OpTrait::Elementwise>() ||
-          op.hasTrait<OpTrait::ConstantLike>()) ||
         isa<ShapedType>(op.getResult(0).getType()))
+      return std::nullopt;
+    if (!isa<linalg::IndexOp>(op) &&
+        (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+         !(op.hasTrait<OpTrait::Elementwise>() ||
+           op.hasTrait<OpTrait::ConstantLike>())))
       return std::nullopt;
     os << op.getName() << op.getRawDictionaryAttrs()
        << op.getResult(0).getType();
@@ -412,8 +421,8 @@ matchProducer(Value root, const SmallPtrSetImpl<Operation *> &members,
   os << "yield";
   if (!describe(body->getTerminator()->getOperand(0)))
     return std::nullopt;
-  producer.compute = [body](OpBuilder &b, Location loc,
-                            ValueRange inputs) -> Value {
+  producer.compute = [body](OpBuilder &b, Location loc, ValueRange inputs,
+                            ValueRange loopIndices) -> Value {
     IRMapping map;
     map.map(body->getArguments().take_front(inputs.size()), inputs);
     auto lookup = [&](Value v) {
@@ -422,13 +431,17 @@ matchProducer(Value root, const SmallPtrSetImpl<Operation *> &members,
       return map.lookup(v);
     };
     for (Operation &op : body->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        map.map(index.getResult(), loopIndices[index.getDim()]);
+        continue;
+      }
       for (Value v : op.getOperands())
         lookup(v);
       b.clone(op, map);
     }
     return lookup(body->getTerminator()->getOperand(0));
   };
-  return producer;
+  return std::make_pair(std::move(producer), std::move(replaced));
 }
 
 LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
@@ -474,15 +487,17 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
   for (auto &member : members)
     memberOps.insert(member.first);
   std::string producerKey;
-  if (mixed)
-    config.producer = matchProducer(firstSource->root, memberOps, producerKey);
-  if (config.producer) {
+  auto producer = mixed
+                      ? matchProducer(firstSource->root, memberOps, producerKey)
+                      : std::nullopt;
+  if (producer) {
+    config.producer = producer->first;
     // Kernels computing the same producer share a name (and a kernel).
     name +=
         llvm::formatv("_fused{0:x-16}", llvm::xxh3_64bits(producerKey)).str();
-    Operation *producer = firstSource->root.getDefiningOp();
-    fusedOps.insert(producer);
-    for (Value input : cast<linalg::GenericOp>(producer).getDpsInputs())
+    fusedOps.insert(producer->second.begin(), producer->second.end());
+    auto generic = cast<linalg::GenericOp>(producer->second.back());
+    for (Value input : generic.getDpsInputs())
       operands.push_back(bufferOf(loc, input));
     if (llvm::any_of(operands, [](Value v) { return !v; }))
       return error(first) << "an input of the quantized tensor's producer "

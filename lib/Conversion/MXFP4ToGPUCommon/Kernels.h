@@ -70,21 +70,28 @@ struct QuantizeJob {
 
 /// An elementwise computation of the source fused into the quantize
 /// kernel's read: the source is computed from `inputs` where it is read and
-/// never exists in memory (an activation such as SwiGLU, its gradient, or a
-/// norm's output, whose only consumers are its quantizations).
+/// never exists in memory (an activation such as SwiGLU, its gradient, a
+/// norm's output or the rotary embedding's gradient, whose only consumers
+/// are its quantizations).
 struct SourceProducer {
-  /// Which element of an input a source element (row, col) reads: the same
-  /// element, element `row` (a per-row value, e.g. a norm's statistic) or
-  /// element `col` (a per-column one, e.g. a norm's gain).
-  enum class Indexing { element, row, column };
+  /// The producer's iteration space: the source's elements in row-major
+  /// order (the source may be a reshape of it).
+  SmallVector<int64_t> loops;
   struct Input {
-    Indexing indexing;
-    Type type; // f32 or bf16
+    /// The element an iteration reads: each result a loop or a constant.
+    AffineMap map;
+    /// The input's static shape (a row-major buffer) and its element type
+    /// (f32 or bf16).
+    SmallVector<int64_t> shape;
+    Type type;
   };
   SmallVector<Input> inputs;
   /// Builds one source element (of the source type) from one element of
-  /// each input, in `inputs` order.
-  std::function<Value(OpBuilder &, Location, ValueRange)> compute;
+  /// each input, in `inputs` order, at the iteration `loopIndices` (index
+  /// values, for `linalg.index`).
+  std::function<Value(OpBuilder &, Location, ValueRange inputs,
+                      ValueRange loopIndices)>
+      compute;
 };
 
 /// Quantizes a [rows, cols] source (f32 or bf16) with one or two jobs (at

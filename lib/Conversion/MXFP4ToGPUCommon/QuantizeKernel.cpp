@@ -81,20 +81,6 @@ static Cover getCover(const QuantizeConfig &c) {
           roundUp(c.cols, shuffled ? 256 : 64)};
 }
 
-/// The elements of a producer input indexed as `indexing`.
-static int64_t inputElements(const QuantizeConfig &c,
-                             SourceProducer::Indexing indexing) {
-  switch (indexing) {
-  case SourceProducer::Indexing::element:
-    return c.rows * c.cols;
-  case SourceProducer::Indexing::row:
-    return c.rows;
-  case SourceProducer::Indexing::column:
-    return c.cols;
-  }
-  llvm_unreachable("unknown indexing");
-}
-
 int64_t kernels::quantizeWorkgroups(const QuantizeConfig &c) {
   Cover cover = getCover(c);
   int64_t regions = cover.rows / 32 * (cover.cols / 64);
@@ -116,8 +102,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   SmallVector<Type> args;
   if (c.producer) {
     for (const SourceProducer::Input &input : c.producer->inputs)
-      args.push_back(
-          globalBuffer(ctx, inputElements(c, input.indexing), input.type));
+      args.push_back(globalBuffer(ctx, ShapedType::getNumElements(input.shape),
+                                  input.type));
   } else {
     args.push_back(globalBuffer(ctx, c.rows * c.cols, c.sourceType));
   }
@@ -379,6 +365,120 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   auto inRange = [&](Value condition) { return exact ? yes : condition; };
+  // The producer's values of the `width` source elements of row `srcRow`
+  // from column `srcCol` on (a multiple of `width`), zeros where not
+  // `valid`: the iteration's loop indices by dividing the row by the
+  // leading loops' extents and the column by the trailing ones' (where
+  // they split at a row; else the row-major index by all), each input's
+  // element by its map. An input that varies along the innermost loop, as
+  // its last index only, is read as one vector (a run of `width` lies in
+  // one row of the innermost loop where its extent is a multiple of
+  // `width`), one that does not as one scalar, others element by element.
+  auto computeSource = [&](int64_t width, Value srcRow, Value srcCol,
+                           Value valid) -> Value {
+    const SourceProducer &p = *c.producer;
+    int64_t innermost = p.loops.size() - 1;
+    bool runs = p.loops.back() % width == 0;
+    // Loops split, from the back, where their extents multiply to cols.
+    int64_t split = innermost + 1;
+    for (int64_t product = 1; split > 0 && product < c.cols; --split)
+      product *= p.loops[split - 1];
+    bool splits =
+        split > 0 && ShapedType::getNumElements(
+                         ArrayRef(p.loops).drop_front(split)) == c.cols;
+    // Loops [from, to) of row-major index `linear` over them.
+    auto delinearize = [&](Value linear, int64_t from, int64_t to,
+                           MutableArrayRef<Value> indices) {
+      for (int64_t d = to - 1; d > from; --d) {
+        indices[d] = kb.rem(linear, p.loops[d]);
+        linear = kb.div(linear, p.loops[d]);
+      }
+      indices[from] = linear;
+    };
+    auto indicesOf = [&](Value col) {
+      SmallVector<Value> indices(p.loops.size());
+      if (splits) {
+        delinearize(srcRow, 0, split, indices);
+        delinearize(col, split, innermost + 1, indices);
+      } else {
+        delinearize(kb.add(kb.mul(srcRow, c.cols), col), 0, innermost + 1,
+                    indices);
+      }
+      return indices;
+    };
+    SmallVector<Value> loopIndices = indicesOf(srcCol);
+    // Input `input`'s row-major offset at `indices`.
+    auto offsetOf = [&](const SourceProducer::Input &input,
+                        ArrayRef<Value> indices) {
+      Value offset = kb.idx(0);
+      int64_t stride = 1;
+      for (int64_t r = input.map.getNumResults() - 1; r >= 0; --r) {
+        AffineExpr e = input.map.getResult(r);
+        Value at = isa<AffineConstantExpr>(e)
+                       ? kb.idx(cast<AffineConstantExpr>(e).getValue())
+                       : indices[cast<AffineDimExpr>(e).getPosition()];
+        offset = kb.add(offset, kb.mul(at, stride));
+        stride *= input.shape[r];
+      }
+      return offset;
+    };
+    auto vecOf = [&](Type t) { return VectorType::get({width}, t); };
+    // Per input: one value for the run, a vector along it, or null (read
+    // element by element).
+    SmallVector<Value> whole;
+    for (auto [input, buffer] : llvm::zip(p.inputs, sourceBuffers)) {
+      int64_t size = ShapedType::getNumElements(input.shape);
+      bool varies = input.map.isFunctionOfDim(innermost);
+      bool last = input.map.getNumResults() &&
+                  input.map.getResults().back() ==
+                      getAffineDimExpr(innermost, b.getContext());
+      bool once = llvm::count_if(input.map.getResults(), [&](AffineExpr e) {
+                    return e.isFunctionOfDim(innermost);
+                  }) == 1;
+      if (!varies)
+        whole.push_back(kb.load(input.type, buffer, valid,
+                                offsetOf(input, loopIndices), size));
+      else if (runs && last && once)
+        whole.push_back(
+            kb.load(vecOf(input.type), buffer, valid,
+                    offsetOf(input, loopIndices), size,
+                    std::min<int64_t>(
+                        16, width * input.type.getIntOrFloatBitWidth() / 8)));
+      else
+        whole.push_back(Value());
+    }
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < width; ++i) {
+      // Where the run may cross rows of the innermost loop, index again.
+      SmallVector<Value> indices =
+          runs ? loopIndices : indicesOf(kb.add(srcCol, i));
+      if (runs)
+        indices[innermost] = kb.add(loopIndices[innermost], i);
+      SmallVector<Value> operands;
+      for (auto [input, buffer, value] :
+           llvm::zip(p.inputs, sourceBuffers, whole)) {
+        if (!value)
+          operands.push_back(kb.load(input.type, buffer, valid,
+                                     offsetOf(input, indices),
+                                     ShapedType::getNumElements(input.shape)));
+        else if (isa<VectorType>(value.getType()))
+          operands.push_back(
+              vector::ExtractOp::create(b, loc, value, i).getResult());
+        else
+          operands.push_back(value);
+      }
+      elements.push_back(p.compute(b, loc, operands, indices));
+    }
+    Value read =
+        vector::FromElementsOp::create(b, loc, vecOf(c.sourceType), elements);
+    // Past the source's end the inputs read 0, but the producer of zeros
+    // need not be 0.
+    if (!matchPattern(valid, m_One()))
+      read = kb.select(valid, read,
+                       arith::ConstantOp::create(
+                           b, loc, b.getZeroAttr(vecOf(c.sourceType))));
+    return read;
+  };
   // Reads `width` consecutive source values of row `srcRow` from column
   // `srcCol` as f32 (zeros where not `valid`): from the source, or computed
   // from the producer's inputs with the producer's own ops, element by
@@ -396,37 +496,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       read = kb.load(vecOf(c.sourceType), sourceBuffers[0], valid, offset,
                      c.rows * c.cols, alignment(c.sourceType));
     } else {
-      using Indexing = SourceProducer::Indexing;
-      SmallVector<Value> loaded;
-      for (auto [input, buffer] :
-           llvm::zip(c.producer->inputs, sourceBuffers)) {
-        int64_t size = inputElements(c, input.indexing);
-        if (input.indexing == Indexing::row)
-          loaded.push_back(kb.load(input.type, buffer, valid, srcRow, size));
-        else
-          loaded.push_back(
-              kb.load(vecOf(input.type), buffer, valid,
-                      input.indexing == Indexing::element ? offset : srcCol,
-                      size, alignment(input.type)));
-      }
-      SmallVector<Value> elements;
-      for (int64_t i = 0; i < width; ++i) {
-        SmallVector<Value> operands;
-        for (auto [input, value] : llvm::zip(c.producer->inputs, loaded))
-          operands.push_back(
-              input.indexing == Indexing::row
-                  ? value
-                  : vector::ExtractOp::create(b, loc, value, i).getResult());
-        elements.push_back(c.producer->compute(b, loc, operands));
-      }
-      read =
-          vector::FromElementsOp::create(b, loc, vecOf(c.sourceType), elements);
-      // Past the source's end the inputs read 0, but the producer of zeros
-      // need not be 0.
-      if (!matchPattern(valid, m_One()))
-        read = kb.select(valid, read,
-                         arith::ConstantOp::create(
-                             b, loc, b.getZeroAttr(vecOf(c.sourceType))));
+      read = computeSource(width, srcRow, srcCol, valid);
     }
     if (!c.sourceType.isF32())
       read = arith::ExtFOp::create(b, loc, vecOf(f32), read);

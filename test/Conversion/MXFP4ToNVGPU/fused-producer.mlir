@@ -122,10 +122,80 @@ func.func @shared(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> (tensor<64x64
 
 // -----
 
-// Not fused: the producer's result has another reader (it must exist), or
-// an input is read transposed.
+// Inputs at other indices: the rotary embedding's gradient reads each
+// pair's halves at constant indices (d2 = 0 and 1) and selects by
+// `linalg.index`, and its [4, 16, 2, 32] result is quantized as [64, 64]
+// rows through a reshape. The kernel finds the loop indices of a row (4 x
+// 16) and of a column (2 x 32), reads both halves and the tables as vectors
+// along the innermost loop, and runs the body with the index.
+#x0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, d3)>
+#x1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, 1, d3)>
+#tab = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @rope(
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]]
+// CHECK: gpu.launch_func @mxfp4_kernels::@[[K:quantize_64x64_f32_fused[0-9a-f]+_r_evenvs]] blocks
+// CHECK-SAME: args(%{{.*}} : memref<4096xf32, #gpu.address_space<global>>, %{{.*}} : memref<4096xf32, #gpu.address_space<global>>, %{{.*}} : memref<512xf32, #gpu.address_space<global>>, %{{.*}} : memref<512xf32, #gpu.address_space<global>>, %{{.*}} : memref<2048xi8
+// CHECK: gpu.func @[[K]](%[[X0:[^:]*]]: memref<4096xf32, {{.*}}>, %[[X1:[^:]*]]: memref<4096xf32, {{.*}}>, %[[COS:[^:]*]]: memref<512xf32, {{.*}}>, %[[SIN:[^:]*]]: memref<512xf32, {{.*}}>,
+// CHECK: vector.load %[[X0]]{{.*}} vector<4xf32>
+// CHECK: vector.load %[[X1]]{{.*}} vector<4xf32>
+// CHECK: vector.load %[[COS]]{{.*}} vector<4xf32>
+// CHECK: vector.load %[[SIN]]{{.*}} vector<4xf32>
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: vector.from_elements %{{.*}} : vector<4xf32>
+func.func @rope(%x: tensor<4x16x2x32xf32>, %cos: tensor<16x32xf32>, %sin: tensor<16x32xf32>) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<4x16x2x32xf32>
+  %r = linalg.generic {indexing_maps = [#x0, #x1, #tab, #tab, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %x, %cos, %sin : tensor<4x16x2x32xf32>, tensor<4x16x2x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<4x16x2x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %s: f32, %o: f32):
+    %ac = arith.mulf %a, %c : f32
+    %bs = arith.mulf %b, %s : f32
+    %first = arith.subf %ac, %bs : f32
+    %bc = arith.mulf %b, %c : f32
+    %as = arith.mulf %a, %s : f32
+    %second = arith.addf %bc, %as : f32
+    %half = linalg.index 2 : index
+    %isFirst = arith.cmpi eq, %half, %c0 : index
+    %y = arith.select %isFirst, %first, %second : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16x2x32xf32>
+  %rows = tensor.collapse_shape %r [[0, 1], [2, 3]] : tensor<4x16x2x32xf32> into tensor<64x64xf32>
+  %v, %sc = mxfp4.quantize %rows axis = 1 : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+  %d = mxfp4.dequantize %v scale %sc axis = 1 : tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU> -> tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// An input read transposed has no run along the innermost loop: it is
+// read element by element (scalar loads), the other input as vectors.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @transposed_input(
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.func @quantize_64x64_f32_fused{{[0-9a-f]+}}_r_evenvs(%[[A:[^:]*]]: memref<4096xf32, {{.*}}>, %[[B:[^:]*]]: memref<4096xf32, {{.*}}>,
+// CHECK: vector.load %[[A]]{{.*}} vector<4xf32>
+// CHECK-COUNT-4: memref.load %[[B]]
+func.func @transposed_input(%x: tensor<64x64xf32>, %t: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #tr, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  %v, %s = mxfp4.quantize %y axis = 1 : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+  %d = mxfp4.dequantize %v scale %s axis = 1 : tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU> -> tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// Not fused: the producer's result has another reader (it must exist), or
+// an input is read at an index that is neither a loop nor a constant.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
 // CHECK-LABEL: func.func @kept(
 // CHECK: %[[Y:.*]] = linalg.generic
 // CHECK: bufferization.to_buffer %[[Y]]
@@ -134,7 +204,7 @@ func.func @shared(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> (tensor<64x64
 // CHECK: bufferization.to_buffer %[[Z]]
 // CHECK: gpu.launch_func @mxfp4_kernels::@quantize_64x64_f32_r_evenvs blocks
 // CHECK: return %{{.*}}, %[[Y]]
-func.func @kept(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+func.func @kept(%x: tensor<64x64xf32>, %h: tensor<64x32xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
   %e = tensor.empty() : tensor<64x64xf32>
   %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -142,7 +212,7 @@ func.func @kept(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>,
     linalg.yield %m : f32
   } -> tensor<64x64xf32>
   %v, %s = mxfp4.quantize %y axis = 1 : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
-  %z = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  %z = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<64x32xf32>) outs(%e : tensor<64x64xf32>) {
   ^bb0(%a: f32, %o: f32):
     %m = arith.mulf %a, %a : f32
     linalg.yield %m : f32
