@@ -365,6 +365,12 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   Value row = kb.add(kb.mul(regionRow, 32), kb.rem(lane, 32));
   Value colBlock = kb.add(kb.mul(regionCol, 2), kb.div(lane, 32));
   auto inRange = [&](Value condition) { return exact ? yes : condition; };
+  // The alignment of a vector load of `width` elements of `type` at a
+  // multiple of `width`: at most 16 bytes.
+  auto alignment = [](int64_t width, Type type) {
+    return static_cast<unsigned>(
+        std::min<int64_t>(16, width * type.getIntOrFloatBitWidth() / 8));
+  };
   // The producer's values of the `width` source elements of row `srcRow`
   // from column `srcCol` on (a multiple of `width`), zeros where not
   // `valid`: the iteration's loop indices by dividing the row by the
@@ -439,11 +445,9 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
         whole.push_back(kb.load(input.type, buffer, valid,
                                 offsetOf(input, loopIndices), size));
       else if (runs && last && once)
-        whole.push_back(
-            kb.load(vecOf(input.type), buffer, valid,
-                    offsetOf(input, loopIndices), size,
-                    std::min<int64_t>(
-                        16, width * input.type.getIntOrFloatBitWidth() / 8)));
+        whole.push_back(kb.load(vecOf(input.type), buffer, valid,
+                                offsetOf(input, loopIndices), size,
+                                alignment(width, input.type)));
       else
         whole.push_back(Value());
     }
@@ -486,15 +490,11 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   auto readSource = [&](int64_t width, Value srcRow, Value srcCol,
                         Value valid) -> Value {
     auto vecOf = [&](Type t) { return VectorType::get({width}, t); };
-    auto alignment = [&](Type t) {
-      return static_cast<unsigned>(
-          std::min<int64_t>(16, width * t.getIntOrFloatBitWidth() / 8));
-    };
     Value offset = kb.add(kb.mul(srcRow, c.cols), srcCol);
     Value read;
     if (!c.producer) {
       read = kb.load(vecOf(c.sourceType), sourceBuffers[0], valid, offset,
-                     c.rows * c.cols, alignment(c.sourceType));
+                     c.rows * c.cols, alignment(width, c.sourceType));
     } else {
       read = computeSource(width, srcRow, srcCol, valid);
     }
