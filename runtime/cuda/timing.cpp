@@ -49,10 +49,21 @@ void profileCall(Driver &cu, Memory &memory, const Program &program,
   std::sort(sorted.rbegin(), sorted.rend());
   std::printf("profile: %zu launches, %.3f ms in kernels\n",
               profile.kernels.size(), total);
-  for (size_t i = 0; i < sorted.size() && i < 25; ++i)
-    std::printf("profile: %9.3f ms %5.1f%% %5zu x %s\n", sorted[i].first,
-                100 * sorted[i].first / total,
-                byKernel[sorted[i].second].second, sorted[i].second.c_str());
+  // Every kernel down to 0.2% of the time: the small ones add up.
+  double rest = 0;
+  size_t restKernels = 0;
+  for (auto &[ms, name] : sorted) {
+    size_t calls = byKernel[name].second;
+    if (ms < 0.002 * total) {
+      rest += ms;
+      restKernels += calls;
+      continue;
+    }
+    std::printf("profile: %9.3f ms %5.1f%% %5zu x %s\n", ms, 100 * ms / total,
+                calls, name.c_str());
+  }
+  std::printf("profile: %9.3f ms %5.1f%% %5zu x (kernels under 0.2%% each)\n",
+              rest, 100 * rest / total, restKernels);
 }
 
 Times summarize(const std::vector<float> &ms) {

@@ -417,8 +417,25 @@ def ConvertLinalgToGPULaunchPass
     gradient's scatter-add) runs a work-item a column; a long one that
     accumulates runs in chunks of its iterations, each into its slice of a
     zeroed workspace, then the slices are added in chunk order. Every order
-    is fixed: results do not depend on scheduling. Other top-level code that touches memory runs
-    in a one-work-item launch (it must not produce values the host uses).
+    is fixed: results do not depend on scheduling. With `warp-reductions`,
+    a row reduction over [rows, columns] (32 to 512 columns, a multiple of
+    32), the sums over its rows shortly before it and the elementwise ops
+    right after it that read its results at their rows run as one kernel
+    that reads each operand element once: a warp takes consecutive rows,
+    its lanes columns lane + 32 j; each row's reduction combines through a
+    shuffle tree and feeds the elementwise ops from a register, and the
+    column sums collect in registers over the warp's rows, their partials
+    added by a second launch, a warp a column. The ops must be free to move
+    to the last one's place: nothing between them writes what they read or
+    uses what they write, and no member reads another's output except the
+    row results and an elementwise op's own output in place.
+    A fill, or a copy of a buffer a fill has just made constant (a
+    bufferized shared fill), into an output that a generic writes next
+    costs no launch: the generic starts from the constant. Other top-level
+    code that touches memory runs in a one-work-item launch (it must not
+    produce values the host uses); a chain of loads and scalar ops spread
+    between launches (the gradient norm's sum) first moves next to its
+    end, to run in one such launch.
     All other code, scalar arithmetic included, runs on the device too
     (scalars reach later kernels through 0-d buffers), static subviews fold
     into the kernels' indices, and every allocation is freed after its last
@@ -454,13 +471,18 @@ def ConvertLinalgToGPULaunchPass
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
   let options = [
     Option<"warpReductions", "warp-reductions", "bool", /*default=*/"false",
            "Reduce each row of a sum or max over one dimension with a warp "
            "of 32 work-items (strided, coalesced reads and a shuffle tree) "
-           "instead of one work-item: NVIDIA targets">
+           "instead of one work-item, and run row groups (a row reduction "
+           "over [rows, columns], the column sums before it and the "
+           "elementwise ops after it that read its results: a "
+           "normalization's backward) as one pass over the rows: NVIDIA "
+           "targets">
   ];
 }
 

@@ -17,6 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Launches.h"
+#include "RowFusion.h"
+
 #include "mxfp4/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -28,6 +31,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
@@ -40,38 +44,7 @@ namespace mlir::mxfp4 {
 } // namespace mlir::mxfp4
 
 using namespace mlir;
-
-namespace {
-constexpr int64_t kThreads = 256;
-} // namespace
-
-/// Emits `gpu.launch` over `points` work-items (kThreads a workgroup) and
-/// positions `b` inside it, under `if (id < points)`; returns the id.
-static Value openLaunch(OpBuilder &b, Location loc, int64_t points,
-                        int64_t threads = kThreads) {
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value blocks = arith::ConstantIndexOp::create(
-      b, loc, std::max<int64_t>(1, (points + threads - 1) / threads));
-  Value block = arith::ConstantIndexOp::create(b, loc, threads);
-  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, block, one,
-                                      one);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value id = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                            arith::ConstantIndexOp::create(b, loc, threads)),
-      launch.getThreadIds().x);
-  if (points % threads != 0) {
-    Value inRange = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, id,
-        arith::ConstantIndexOp::create(b, loc, points));
-    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-    b.setInsertionPointToStart(guard.thenBlock());
-  }
-  return id;
-}
+using namespace mlir::mxfp4::launches;
 
 /// Emits `gpu.launch` over `blocks` workgroups of kThreads work-items, each
 /// with `buffers` f32 workgroup buffers of kThreads elements, and positions
@@ -100,54 +73,6 @@ constexpr int64_t kBusyWorkItems = 1 << 18;
 /// The fewest elements a work-item of a split workgroup reduction sums:
 /// fewer would only add partials.
 constexpr int64_t kMinPerWorkItem = 8;
-
-/// How each output of a reduction combines: the op that the payload yields
-/// as `op(out, x)` with `out` used nowhere else (f32 addf, maximumf or
-/// maxnumf), or none if some output does not.
-static std::optional<SmallVector<Operation *>>
-getCombiners(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  SmallVector<Operation *> combiners;
-  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-    BlockArgument out = body.getArgument(op.getNumDpsInputs() + i);
-    Operation *combine = v.getDefiningOp();
-    if (!combine ||
-        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp>(combine) ||
-        !out.hasOneUse() || !out.getType().isF32() ||
-        (combine->getOperand(0) != out && combine->getOperand(1) != out))
-      return std::nullopt;
-    combiners.push_back(combine);
-  }
-  return combiners;
-}
-
-/// True if every output of `op` is a sum: such reductions may be split and
-/// their partial sums added afterwards.
-static bool isSumReduction(linalg::GenericOp op) {
-  std::optional<SmallVector<Operation *>> combiners = getCombiners(op);
-  return combiners && llvm::all_of(*combiners, [](Operation *c) {
-           return isa<arith::AddFOp>(c);
-         });
-}
-
-/// The neutral element of `combiner` (f32).
-static Value neutralOf(OpBuilder &b, Location loc, Operation *combiner) {
-  float value = isa<arith::AddFOp>(combiner)
-                    ? 0.0f
-                    : -std::numeric_limits<float>::infinity();
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
-
-/// `combiner`'s op on (x, y).
-static Value combineWith(OpBuilder &b, Location loc, Operation *combiner,
-                         Value x, Value y) {
-  OperationState state(loc, combiner->getName());
-  state.addOperands({x, y});
-  state.addTypes(x.getType());
-  state.addAttributes(combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
 
 /// Combines `values` (one per combiner) over the kThreads work-items of
 /// `launch` through its workgroup buffers, halving the active work-items at
@@ -220,7 +145,8 @@ static void delinearize(OpBuilder &b, Location loc, Value r,
 /// partials. Every work-item's share and every combining order is fixed,
 /// so each run gives the same bits.
 static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
-                                   bool warpReductions) {
+                                   bool warpReductions,
+                                   const ConstantInits &constantInits) {
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -338,6 +264,12 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
       return operand->get();
     return memref::LoadOp::create(b, loc, base(operand), indices(operand));
   };
+  // An output's value before the op: a known constant, else its load.
+  auto loadInit = [&](OpOperand &output) -> Value {
+    if (TypedAttr constant = constantInits.lookup(&output))
+      return arith::ConstantOp::create(b, loc, constant);
+    return load(&output);
+  };
 
   Block &body = op.getRegion().front();
   // Runs the payload at `ivs`, with the outputs' current values `accs`.
@@ -369,7 +301,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     if (!warpRows && !workgroups)
       inits.push_back(slices > 1 ? Value(arith::ConstantOp::create(
                                        b, loc, b.getF32FloatAttr(0.0f)))
-                                 : load(&output));
+                                 : loadInit(output));
   // Slice `slice`'s chunk [first, last) of the linearized reduction space.
   auto sliceChunk = [&]() -> std::pair<Value, Value> {
     Value first =
@@ -439,7 +371,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     }
     for (auto [output, total, c] :
          llvm::zip(op.getDpsInitsMutable(), totals, *combiners))
-      results.push_back(combineWith(b, loc, c, load(&output), total));
+      results.push_back(combineWith(b, loc, c, loadInit(output), total));
   } else if (warpRows) {
     SmallVector<Value> neutrals;
     for (Operation *c : *combiners)
@@ -470,7 +402,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     b.setInsertionPointToStart(store.thenBlock());
     for (auto [output, value, c] :
          llvm::zip(op.getDpsInitsMutable(), partial, *combiners))
-      results.push_back(combineWith(b, loc, c, load(&output), value));
+      results.push_back(combineWith(b, loc, c, loadInit(output), value));
   } else if (slices > 1) {
     // This slice's chunk of the linearized reduction space, in order.
     auto [first, last] = sliceChunk();
@@ -496,7 +428,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     delinearizePoint(p);
     SmallVector<Value> outs;
     for (OpOperand &output : op.getDpsInitsMutable())
-      outs.push_back(load(&output));
+      outs.push_back(loadInit(output));
     auto sum = scf::ForOp::create(b, loc,
                                   arith::ConstantIndexOp::create(b, loc, 0),
                                   arith::ConstantIndexOp::create(b, loc, slices),
@@ -607,13 +539,6 @@ constexpr int64_t kMinChunkIterations = 256;
 /// The most elements a split column loop's workspace may hold (64 MiB of
 /// f32): a large vocabulary keeps the sequential loop.
 constexpr int64_t kMaxWorkspaceElements = int64_t(1) << 24;
-
-/// The buffer under `v` and its views.
-static Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
 
 /// The load and store of an accumulation `M[i..., d] = M[i..., d] + x` that
 /// is the only store of the column loop `outer`'s inner loop `inner` and
@@ -857,6 +782,50 @@ static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
   return true;
 }
 
+/// A load, or scalar arithmetic other than a constant: what the host
+/// leaves to one-work-item launches.
+static bool isDeviceScalar(Operation *op) {
+  if (isa<memref::LoadOp>(op))
+    return true;
+  return !staysOnHost(op) && op->getNumRegions() == 0 &&
+         isMemoryEffectFree(op) && op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); });
+}
+
+/// Moves each load or scalar op whose first user is one too right before
+/// that user, the last ops first, unless something between writes what it
+/// loads: a chain of them spread over the function (the gradient norm's
+/// sum, a load and an add after each parameter's sum of squares) then runs
+/// in one launch instead of one a link.
+static void sinkScalarChains(Block &entry) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : entry)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!isDeviceScalar(op))
+      continue;
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      if (top && (!first || top->isBeforeInBlock(first)))
+        first = top;
+    }
+    if (!first || !isDeviceScalar(first) || first == op->getNextNode())
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      Value root = rootOf(load.getMemRef());
+      bool written = false;
+      for (Operation *x = op->getNextNode(); x != first && !written;
+           x = x->getNextNode())
+        written = !touchesNoMemory(x) && accessOf(x).writes.contains(root);
+      if (written)
+        continue;
+    }
+    op->moveBefore(first);
+  }
+}
+
 namespace {
 
 struct ConvertLinalgToGPULaunchPass
@@ -897,6 +866,9 @@ struct ConvertLinalgToGPULaunchPass
     }
 
     OpBuilder b(func.getContext());
+    ConstantInits constantInits = foldConstantInits(entry);
+    if (warpReductions)
+      fuseRowGroups(b, entry, constantInits);
     for (Operation &op : llvm::make_early_inc_range(entry)) {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic)
@@ -905,13 +877,14 @@ struct ConvertLinalgToGPULaunchPass
         op.emitError("generic GPU lowering needs bufferized linalg ops");
         return signalPassFailure();
       }
-      if (failed(launchGeneric(b, generic, warpReductions)))
+      if (failed(launchGeneric(b, generic, warpReductions, constantInits)))
         return signalPassFailure();
       generic.erase();
     }
 
     for (auto loop : llvm::make_early_inc_range(entry.getOps<scf::ForOp>()))
       launchColumnLoop(b, loop);
+    sinkScalarChains(entry);
 
     // What is left and touches memory runs on one work-item, and so does
     // scalar arithmetic on values read from memory (the global gradient

@@ -314,3 +314,84 @@ func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>)
   }
   return %de : memref<256x256xf32>
 }
+
+// -----
+
+// Zeroed accumulators cost no launch: a copy of a buffer that a fill has
+// made zero (a bufferized shared fill) into a reduction's output folds into
+// the reduction, which starts from the constant instead of loading it, as
+// long as the copy comes before anything else writes the filled buffer
+// (here the last reduction, which accumulates into it in place, keeps its
+// loads). The fill itself stays.
+// CHECK-LABEL: func.func @constant_inits
+// CHECK: gpu.launch
+// CHECK: memref.store %cst, %[[ZEROS:.*]][%{{.*}}] : memref<256xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %[[ZEROS]]
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %cst) -> (f32) {
+// CHECK: memref.store %[[SUM]], %[[A:.*]][%{{.*}}] : memref<256xf32>
+// CHECK: gpu.launch
+// CHECK: %[[OLD:.*]] = memref.load %[[ZEROS]][%{{.*}}] : memref<256xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[OLD]]) -> (f32) {
+// CHECK: gpu.launch
+// CHECK: memref.load %[[ZEROS]]
+// CHECK-NOT: gpu.launch
+// CHECK: return %[[A]], %{{.*}}, %[[ZEROS]]
+func.func @constant_inits(%x: memref<256x64xf32>) -> (memref<256xf32>, memref<256xf32>, memref<256xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %zeros = memref.alloc() : memref<256xf32>
+  linalg.fill ins(%zero : f32) outs(%zeros : memref<256xf32>)
+  %a = memref.alloc() : memref<256xf32>
+  memref.copy %zeros, %a : memref<256xf32> to memref<256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<256x64xf32>) outs(%a : memref<256xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<256x64xf32>) outs(%zeros : memref<256xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  %b = memref.alloc() : memref<256xf32>
+  memref.copy %zeros, %b : memref<256xf32> to memref<256xf32>
+  return %a, %b, %zeros : memref<256xf32>, memref<256xf32>, memref<256xf32>
+}
+
+// -----
+
+// A chain of loads and scalar ops spread between launches (the gradient
+// norm's sum: a load and an add after each parameter's sum of squares)
+// moves next to its end: one one-work-item launch, not one a link.
+// CHECK-LABEL: func.func @scalar_chain
+// CHECK-COUNT-2: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1,
+// CHECK: memref.load
+// CHECK: memref.load
+// CHECK: arith.addf
+// CHECK: math.sqrt
+// CHECK: memref.store
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @scalar_chain(%x: memref<64xf32>, %y: memref<64xf32>, %sx: memref<f32>, %sy: memref<f32>, %norm: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<64xf32>) outs(%sx : memref<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  %a = memref.load %sx[] : memref<f32>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%y : memref<64xf32>) outs(%sy : memref<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  }
+  %b = memref.load %sy[] : memref<f32>
+  %t = arith.addf %a, %b : f32
+  %r = math.sqrt %t : f32
+  memref.store %r, %norm[] : memref<f32>
+  return
+}
