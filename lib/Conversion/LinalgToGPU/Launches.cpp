@@ -11,6 +11,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -84,6 +85,29 @@ Value combineWith(OpBuilder &b, Location loc, Operation *combiner, Value x,
   state.addTypes(x.getType());
   state.addAttributes(combiner->getAttrs());
   return b.create(state)->getResult(0);
+}
+
+SmallVector<Value> emitPayload(OpBuilder &b, linalg::GenericOp op,
+                               ArrayRef<Value> ivs, ArrayRef<Value> outs,
+                               function_ref<Value(OpOperand *)> input) {
+  Block &body = op.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand *in : op.getDpsInputOperands())
+    mapping.map(body.getArgument(in->getOperandNumber()), input(in));
+  for (auto [i, out] : llvm::enumerate(outs))
+    if (out)
+      mapping.map(body.getArgument(op.getNumDpsInputs() + i), out);
+  SmallVector<Value> results;
+  for (Operation &inner : body) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner))
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+    else if (auto yield = dyn_cast<linalg::YieldOp>(inner))
+      for (Value v : yield.getValues())
+        results.push_back(mapping.lookupOrDefault(v));
+    else
+      b.clone(inner, mapping);
+  }
+  return results;
 }
 
 Value rootOf(Value v) {

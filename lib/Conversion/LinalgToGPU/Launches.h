@@ -24,6 +24,12 @@ namespace mlir::mxfp4::launches {
 /// Work-items a workgroup.
 constexpr int64_t kThreads = 256;
 
+/// Work-items that keep an H200 or MI355X busy: reductions with fewer
+/// output points than this are split (see `launchGeneric`), elementwise
+/// kernels with fewer than this many runs of 4 elements keep one element a
+/// work-item.
+constexpr int64_t kBusyWorkItems = 1 << 18;
+
 /// Emits `gpu.launch` over `points` work-items (`threads` a workgroup) and
 /// positions `b` inside it, under `if (id < points)`; returns the id.
 Value openLaunch(OpBuilder &b, Location loc, int64_t points,
@@ -44,6 +50,13 @@ Value neutralOf(OpBuilder &b, Location loc, Operation *combiner);
 /// `combiner`'s op on (x, y).
 Value combineWith(OpBuilder &b, Location loc, Operation *combiner, Value x,
                   Value y);
+
+/// Clones `op`'s payload at the loop indices `ivs` (for linalg.index) with
+/// its outputs' values `outs` (null for an output the payload does not
+/// read) and its inputs from `input`; returns what it yields.
+SmallVector<Value> emitPayload(OpBuilder &b, linalg::GenericOp op,
+                               ArrayRef<Value> ivs, ArrayRef<Value> outs,
+                               function_ref<Value(OpOperand *)> input);
 
 /// The buffer under `v` and its views.
 Value rootOf(Value v);
@@ -76,6 +89,12 @@ Value loadInit(OpBuilder &b, Location loc, OpOperand &output,
 /// inputs, and records the constant as that output's initial value: the
 /// reductions' zeroed accumulators then cost no launch.
 ConstantInits foldConstantInits(Block &entry);
+
+/// Lowers a large elementwise generic with four consecutive elements of its
+/// innermost loop a work-item (VectorElementwise.cpp); false, emitting
+/// nothing, if it is small or its outputs do not run along that loop.
+bool launchVectorElementwise(OpBuilder &b, linalg::GenericOp op,
+                             const ConstantInits &inits);
 
 } // namespace mlir::mxfp4::launches
 

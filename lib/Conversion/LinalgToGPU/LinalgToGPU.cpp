@@ -66,10 +66,6 @@ static gpu::LaunchOp openWorkgroupLaunch(OpBuilder &b, Location loc,
   return launch;
 }
 
-/// Work-items that keep an H200 or MI355X busy: reductions with fewer
-/// output points than this are split (see `launchGeneric`).
-constexpr int64_t kBusyWorkItems = 1 << 18;
-
 /// The fewest elements a work-item of a split workgroup reduction sums:
 /// fewer would only add partials.
 constexpr int64_t kMinPerWorkItem = 8;
@@ -151,6 +147,8 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return op.emitError("generic GPU lowering needs static loop ranges");
+  if (launchVectorElementwise(b, op, constantInits))
+    return success();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> parallel, reduction;
   int64_t points = 1;
@@ -271,26 +269,9 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     return load(&output);
   };
 
-  Block &body = op.getRegion().front();
   // Runs the payload at `ivs`, with the outputs' current values `accs`.
   auto payload = [&](ValueRange accs) {
-    IRMapping mapping;
-    for (OpOperand *input : op.getDpsInputOperands())
-      mapping.map(body.getArgument(input->getOperandNumber()), load(input));
-    for (auto [i, acc] : llvm::enumerate(accs))
-      mapping.map(body.getArgument(op.getNumDpsInputs() + i), acc);
-    SmallVector<Value> results;
-    for (Operation &inner : body) {
-      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(), ivs[index.getDim()]);
-      } else if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
-        for (Value v : yield.getValues())
-          results.push_back(mapping.lookupOrDefault(v));
-      } else {
-        b.clone(inner, mapping);
-      }
-    }
-    return results;
+    return emitPayload(b, op, ivs, SmallVector<Value>(accs), load);
   };
 
   // The accumulators' start: the outputs, or 0 for a slice's partial sum

@@ -226,32 +226,6 @@ static std::optional<RowGroup> matchGroup(linalg::GenericOp row,
   return group;
 }
 
-/// Emits `op`'s payload at `ivs` with its outputs' values `outs` (null for
-/// an output the payload does not read) and its inputs from `input`.
-static SmallVector<Value> emitPayload(OpBuilder &b, Location loc,
-                                      linalg::GenericOp op, ArrayRef<Value> ivs,
-                                      ArrayRef<Value> outs,
-                                      function_ref<Value(OpOperand *)> input) {
-  Block &body = op.getRegion().front();
-  IRMapping mapping;
-  for (OpOperand *in : op.getDpsInputOperands())
-    mapping.map(body.getArgument(in->getOperandNumber()), input(in));
-  for (auto [i, out] : llvm::enumerate(outs))
-    if (out)
-      mapping.map(body.getArgument(op.getNumDpsInputs() + i), out);
-  SmallVector<Value> results;
-  for (Operation &inner : body) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner))
-      mapping.map(index.getResult(), ivs[index.getDim()]);
-    else if (auto yield = dyn_cast<linalg::YieldOp>(inner))
-      for (Value v : yield.getValues())
-        results.push_back(mapping.lookupOrDefault(v));
-    else
-      b.clone(inner, mapping);
-  }
-  return results;
-}
-
 /// Combines `values` over a warp's lanes (a shuffle tree: every lane gets
 /// the same bits).
 static void combineWarp(OpBuilder &b, Location loc,
@@ -337,7 +311,7 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
     for (Operation *c : combiners)
       accs.push_back(neutralOf(b, loc, c));
     for (int64_t j = 0; j < perLane; ++j)
-      accs = emitPayload(b, loc, row, {r, columns[j]}, accs,
+      accs = emitPayload(b, row, {r, columns[j]}, accs,
                          [&](OpOperand *in) { return read(in, j); });
     combineWarp(b, loc, accs, combiners);
     SmallVector<Value> totals;
@@ -365,7 +339,7 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
         for (int64_t k = 0; k < outputs; ++k)
           outs.push_back(next[(slot + k) * perLane + j]);
         SmallVector<Value> sums =
-            emitPayload(b, loc, sum, {r, columns[j]}, outs,
+            emitPayload(b, sum, {r, columns[j]}, outs,
                         [&](OpOperand *in) { return read(in, j); });
         for (int64_t k = 0; k < outputs; ++k)
           next[(slot + k) * perLane + j] = sums[k];
@@ -382,8 +356,8 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
           outs.push_back(body.getArgument(out.getOperandNumber()).use_empty()
                              ? Value()
                              : loadInit(b, loc, out, idx, inits));
-        SmallVector<Value> results = emitPayload(
-            b, loc, consumer, idx, outs, [&](OpOperand *in) -> Value {
+        SmallVector<Value> results =
+            emitPayload(b, consumer, idx, outs, [&](OpOperand *in) -> Value {
               for (auto [out, total] : llvm::zip(row.getDpsInits(), totals))
                 if (in->get() == out)
                   return total;

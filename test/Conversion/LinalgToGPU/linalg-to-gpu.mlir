@@ -1,6 +1,7 @@
 // RUN: mxfp4-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch,canonicalize))' | FileCheck %s
 
-// Elementwise: one work-item per element, 256 a workgroup, guarded tail.
+// Elementwise: one work-item per element, 256 a workgroup, guarded tail
+// (1001 elements: not a multiple of the 4 a work-item takes below).
 // CHECK-LABEL: func.func @elementwise
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
@@ -9,16 +10,51 @@
 // CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[TX]] : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : index
 // CHECK: scf.if %[[IN]] {
-// CHECK: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1000xf32>
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1001xf32>
 // CHECK: %[[E:.*]] = math.exp %[[X]] : f32
-// CHECK: memref.store %[[E]], %{{.*}}[%{{.*}}] : memref<1000xf32>
+// CHECK: memref.store %[[E]], %{{.*}}[%{{.*}}] : memref<1001xf32>
 // CHECK: gpu.terminator
-func.func @elementwise(%a: memref<1000xf32>, %b: memref<1000xf32>) {
+func.func @elementwise(%a: memref<1001xf32>, %b: memref<1001xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
-      ins(%a : memref<1000xf32>) outs(%b : memref<1000xf32>) {
+      ins(%a : memref<1001xf32>) outs(%b : memref<1001xf32>) {
   ^bb0(%x: f32, %y: f32):
     %e = math.exp %x : f32
     linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A large elementwise op (2^18 runs of 4 elements or more) with an
+// innermost loop of a multiple of 4 elements: a work-item takes 4
+// consecutive ones. An operand along that loop is one
+// 16-byte load or store, one that does not vary along it (the bias) one
+// load, one that runs along it in another dimension (the transposed
+// operand) four; the payload runs four times, linalg.index at each element.
+// CHECK-LABEL: func.func @elementwise_vectors
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
+// CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c1024 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c4 : index
+// CHECK: %[[X:.*]] = vector.load %arg0[%[[ROW]], %[[FIRST]]] : memref<1024x1024xf32>, vector<4xf32>
+// CHECK-COUNT-4: vector.extract %[[X]]
+// CHECK: %[[BIAS:.*]] = memref.load %arg1[%[[ROW]]] : memref<1024xf32>
+// CHECK-COUNT-4: memref.load %arg2[%{{.*}}, %[[ROW]]] : memref<1024x1024xf32>
+// CHECK-COUNT-4: arith.addf %{{.*}}, %[[BIAS]] : f32
+// CHECK: %[[Y:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: vector.store %[[Y]], %arg3[%[[ROW]], %[[FIRST]]] : memref<1024x1024xf32>, vector<4xf32>
+func.func @elementwise_vectors(%x: memref<1024x1024xf32>, %bias: memref<1024xf32>,
+                               %t: memref<1024x1024xf32>, %y: memref<1024x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias, %t : memref<1024x1024xf32>, memref<1024xf32>, memref<1024x1024xf32>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %out: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %0 = arith.mulf %a, %c : f32
+    %1 = arith.addf %0, %jf : f32
+    %2 = arith.addf %1, %b : f32
+    linalg.yield %2 : f32
   }
   return
 }
@@ -325,10 +361,10 @@ func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>)
 // loads). The fill itself stays.
 // CHECK-LABEL: func.func @constant_inits
 // CHECK: gpu.launch
-// CHECK: memref.store %cst, %[[ZEROS:.*]][%{{.*}}] : memref<256xf32>
+// CHECK: memref.store %{{.*}}, %[[ZEROS:.*]][%{{.*}}] : memref<256xf32>
 // CHECK: gpu.launch
 // CHECK-NOT: memref.load %[[ZEROS]]
-// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %cst) -> (f32) {
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %cst{{.*}}) -> (f32) {
 // CHECK: memref.store %[[SUM]], %[[A:.*]][%{{.*}}] : memref<256xf32>
 // CHECK: gpu.launch
 // CHECK: %[[OLD:.*]] = memref.load %[[ZEROS]][%{{.*}}] : memref<256xf32>
