@@ -409,7 +409,10 @@ def ConvertLinalgToGPULaunchPass
     work-item per point of its parallel iteration space, 256 a workgroup,
     the parallel dimensions delinearized row-major; each work-item runs the
     payload over the reduction dimensions in a loop nest that carries the
-    accumulators in registers. A large sum into few points is split: slices
+    accumulators in registers. A large elementwise op (2^18 runs of 4
+    elements or more) whose outputs run along its innermost loop takes 4
+    consecutive elements a work-item: 16-byte loads and stores of the
+    operands along that loop, one load of those that do not vary along it. A large sum into few points is split: slices
     of work-items write partial sums that a second launch adds in slice
     order; into fewer points than a workgroup has work-items, whole
     workgroups stride the reduction and combine through a fixed tree in
