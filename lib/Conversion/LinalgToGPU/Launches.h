@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // What convert-linalg-to-gpu-launch's lowerings share: the launch with one
-// work-item a point, and the combiners of reductions.
+// work-item a point, the combiners of reductions, the payload's clone, the
+// buffers an op touches, the constants that outputs start from, and the
+// 16-byte elementwise lowering (VectorElementwise.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +75,7 @@ Access accessOf(Operation *op);
 /// True for allocations and ops without memory effects.
 bool touchesNoMemory(Operation *op);
 
+/// True if `a` and `b` share a buffer.
 bool intersects(const DenseSet<Value> &a, const DenseSet<Value> &b);
 
 /// Outputs of generics whose elements hold a known constant when the
@@ -84,10 +87,11 @@ using ConstantInits = DenseMap<OpOperand *, TypedAttr>;
 Value loadInit(OpBuilder &b, Location loc, OpOperand &output,
                ValueRange indices, const ConstantInits &inits);
 
-/// Erases each fill (or copy of a buffer that only a fill writes, before
-/// anything reads it) whose target a generic's output is next, without its
-/// inputs, and records the constant as that output's initial value: the
-/// reductions' zeroed accumulators then cost no launch.
+/// Erases each fill, or copy of a buffer that a fill has made constant and
+/// nothing has written since, whose target the next op touching it writes
+/// as a generic's output without reading it as an input, and records the
+/// constant as that output's initial value: the reductions' zeroed
+/// accumulators then cost no launch.
 ConstantInits foldConstantInits(Block &entry);
 
 /// Lowers a large elementwise generic with four consecutive elements of its

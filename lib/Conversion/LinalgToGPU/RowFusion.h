@@ -1,5 +1,4 @@
-//===- RowFusion.h - a row reduction and its neighbours in one pass --*- C++
-//-*-===//
+//===- RowFusion.h - a row reduction and its neighbours -------*- C++ -*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -12,8 +11,6 @@
 #include "Launches.h"
 
 namespace mlir::mxfp4::launches {
-
-using ConstantInits = DenseMap<OpOperand *, TypedAttr>;
 
 /// Runs each row group of the straight-line function body `entry` (a row
 /// reduction over [rows, columns], the column sums over the same space
