@@ -36,8 +36,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include <limits>
-
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCHPASS
 #include "mxfp4/Conversion/Passes.h.inc"
