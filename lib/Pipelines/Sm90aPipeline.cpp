@@ -41,6 +41,9 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   if (bf16) {
     pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
     pm.addPass(createCSEPass());
+    // As autocast's, the GEMMs write bf16 results; only those that
+    // elementwise ops read, which then move half the bytes.
+    pm.addNestedPass<func::FuncOp>(createRoundGemmResultsPass());
   }
   // Norms, activations, residual adds and the optimizer's updates: one
   // kernel per chain of elementwise ops, not one per op (bit-identical).

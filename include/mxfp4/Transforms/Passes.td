@@ -147,6 +147,50 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def RoundGemmResultsPass
+    : Pass<"mxfp4-round-gemm-results", "::mlir::func::FuncOp"> {
+  let summary = "Store the MXFP4 GEMM results that only elementwise ops read "
+                "as bf16 (bf16 GEMM precision)";
+  let description = [{
+    PyTorch autocast's GEMMs write bf16 results. With bf16 GEMM precision,
+    every f32 `mxfp4.scaled_matmul` without an accumulator whose readers are
+    all all-parallel `linalg.generic` inputs gets a bf16 result (the GEMM
+    rounds its f32 sum once, ties to even), and each reader widens the
+    element back to f32 where it reads it (`arith.extf` at the start of its
+    body). The tensors this concerns in a Llama step are the FFN's gate and
+    up projections and the down projection's input gradient, 32768 x 1408
+    in the pilot: written once and read by up to three kernels (SwiGLU, its
+    two gradients), they move half the bytes.
+
+    Results that a sum reads (a generic of additions only) keep f32: the
+    sum becomes the GEMM's accumulator later (residual adds, input
+    gradients of several GEMMs), with one f32 rounding. So do results that
+    a reduction, a reshape or a non-generic op reads (weight gradients,
+    attention's projections). Composite functions are left as they are.
+
+    Example:
+
+    ```mlir
+    // Before
+    %g = mxfp4.scaled_matmul %a scale %as, %b scale %bs : ...
+        -> tensor<64x96xf32>
+    %h = linalg.generic {... ["parallel", "parallel"]}
+        ins(%g, %u : tensor<64x96xf32>, tensor<64x96xf32>) ... {
+      ^bb0(%x: f32, %y: f32, %o: f32):
+        %m = arith.mulf %x, %y : f32 ... }
+    // After
+    %g = mxfp4.scaled_matmul %a scale %as, %b scale %bs : ...
+        -> tensor<64x96xbf16>
+    %h = linalg.generic {... ["parallel", "parallel"]}
+        ins(%g, %u : tensor<64x96xbf16>, tensor<64x96xf32>) ... {
+      ^bb0(%xh: bf16, %y: f32, %o: f32):
+        %x = arith.extf %xh : bf16 to f32
+        %m = arith.mulf %x, %y : f32 ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def RoundMatmulOperandsPass
     : Pass<"mxfp4-round-matmul-operands", "::mlir::func::FuncOp"> {
   let summary = "Give f32 matmuls operands rounded to bf16 (bf16 GEMM "
