@@ -36,9 +36,11 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
-  // bf16 GEMMs round their operands: explicitly, so that one rounding
-  // serves every GEMM reading a value and fuses into its producer.
+  // bf16 GEMMs and attention round their operands: explicitly, so that
+  // one rounding serves every GEMM reading a value and fuses into its
+  // producer.
   if (bf16) {
+    pm.addPass(createRoundAttentionOperandsPass());
     pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
     pm.addPass(createCSEPass());
     // As autocast's, the GEMMs write bf16 results; only those that

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_ROUNDGEMMRESULTSPASS
@@ -28,16 +29,46 @@ static bool isSum(linalg::GenericOp g) {
                       [](Operation &op) { return isa<arith::AddFOp>(op); });
 }
 
-/// Whether every reader of `result` is an all-parallel linalg.generic that
-/// takes it as an input, none of them a sum.
-static bool onlyElementwiseReaders(Value result) {
-  if (result.use_empty())
+/// Collects the readers of `value`, looking through reshapes (which keep
+/// the elements' order) into `reshapes`: true if every one is an
+/// all-parallel linalg.generic that takes it as an input, none of them a
+/// sum.
+static bool collectElementwiseReaders(Value value,
+                                      SmallVectorImpl<OpOperand *> &readers,
+                                      SmallVectorImpl<Operation *> &reshapes) {
+  if (value.use_empty())
     return false;
-  return llvm::all_of(result.getUses(), [](OpOperand &use) {
-    auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
-    return g && g.isDpsInput(&use) &&
-           g.getNumParallelLoops() == g.getNumLoops() && !isSum(g);
-  });
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+      reshapes.push_back(user);
+      if (!collectElementwiseReaders(user->getResult(0), readers, reshapes))
+        return false;
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || !g.isDpsInput(&use) ||
+        g.getNumParallelLoops() != g.getNumLoops() || isSum(g))
+      return false;
+    readers.push_back(&use);
+  }
+  return true;
+}
+
+/// Whether `g` only widens its one input and rounds it back to the same
+/// type, element for element: a copy of its input.
+static bool isRoundTrip(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      g.getDpsInputs()[0].getType() != g.getResult(0).getType() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  auto narrow = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  auto wide =
+      narrow ? narrow.getIn().getDefiningOp<arith::ExtFOp>() : arith::ExtFOp();
+  return wide && wide.getIn() == g.getBody()->getArgument(0) &&
+         g.getBody()->getOperations().size() == 3;
 }
 
 namespace {
@@ -51,23 +82,40 @@ struct RoundGemmResultsPass
     // A composite's body is its reference decomposition: f32 as written.
     if (func->hasAttr(mxfp4::kCompositeAttrName))
       return;
-    func.walk([&](mxfp4::ScaledMatmulOp op) {
-      auto type = cast<RankedTensorType>(op.getType());
-      if (op.getAcc() || !type.getElementType().isF32() ||
-          !onlyElementwiseReaders(op.getResult()))
-        return;
+    // Collected first: rewriting erases readers the walk would visit.
+    SmallVector<mxfp4::ScaledMatmulOp> gemms;
+    func.walk([&](mxfp4::ScaledMatmulOp op) { gemms.push_back(op); });
+    for (mxfp4::ScaledMatmulOp op : gemms) {
+      SmallVector<OpOperand *> readers;
+      SmallVector<Operation *> reshapes;
+      if (op.getAcc() || !op.getType().getElementType().isF32() ||
+          !collectElementwiseReaders(op.getResult(), readers, reshapes))
+        continue;
       Type bf16 = Builder(op).getBF16Type();
-      op.getResult().setType(type.clone(bf16));
-      // Each reader widens its element where it reads it.
-      for (OpOperand &use : op.getResult().getUses()) {
-        auto g = cast<linalg::GenericOp>(use.getOwner());
-        BlockArgument arg = g.getMatchingBlockArgument(&use);
+      auto toBF16 = [&](Value v) {
+        v.setType(cast<RankedTensorType>(v.getType()).clone(bf16));
+      };
+      toBF16(op.getResult());
+      for (Operation *reshape : reshapes)
+        toBF16(reshape->getResult(0));
+      // Each reader widens its element where it reads it; a reader that
+      // only rounded the result to bf16 goes.
+      SmallVector<linalg::GenericOp> copies;
+      for (OpOperand *use : readers) {
+        auto g = cast<linalg::GenericOp>(use->getOwner());
+        BlockArgument arg = g.getMatchingBlockArgument(use);
         arg.setType(bf16);
         OpBuilder b = OpBuilder::atBlockBegin(g.getBody());
         Value wide = arith::ExtFOp::create(b, op.getLoc(), b.getF32Type(), arg);
         arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+        if (isRoundTrip(g))
+          copies.push_back(g);
       }
-    });
+      for (linalg::GenericOp g : copies) {
+        g.getResult(0).replaceAllUsesWith(g.getDpsInputs()[0]);
+        g.erase();
+      }
+    }
   }
 };
 

@@ -7,6 +7,8 @@
 
 #include "mxfp4/Transforms/Passes.h"
 
+#include "ElementConversion.h"
+
 #include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,25 +22,6 @@ namespace mlir::mxfp4 {
 } // namespace mlir::mxfp4
 
 using namespace mlir;
-
-/// `value` (an f32 tensor) rounded to bf16 by a linalg.generic.
-static Value roundToBF16(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto bf16Type = type.clone(b.getBF16Type());
-  Value empty =
-      tensor::EmptyOp::create(b, loc, bf16Type.getShape(), b.getBF16Type());
-  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{bf16Type}, ValueRange{value}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity, identity}, iterators,
-      [](OpBuilder &nb, Location l, ValueRange args) {
-        Value h = arith::TruncFOp::create(nb, l, nb.getBF16Type(), args[0]);
-        linalg::YieldOp::create(nb, l, h);
-      });
-  return generic.getResult(0);
-}
 
 namespace {
 
@@ -65,7 +48,8 @@ struct RoundMatmulOperandsPass
       OpBuilder b(op);
       SmallVector<Value> inputs;
       for (Value input : op.getDpsInputs())
-        inputs.push_back(roundToBF16(b, op.getLoc(), input));
+        inputs.push_back(
+            mxfp4::convertElements(b, op.getLoc(), input, b.getBF16Type()));
       // Rebuilt rather than retyped: the named op's body converts its
       // operands to the accumulator type.
       Operation *rounded;

@@ -147,6 +147,53 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def RoundAttentionOperandsPass
+    : Pass<"mxfp4-round-attention-operands", "::mlir::ModuleOp"> {
+  let summary = "Give attention composites q, k and v rounded to bf16 "
+                "(bf16 GEMM precision)";
+  let description = [{
+    The fused attention kernels multiply bf16 q, k and v on tensor cores
+    (autocast's numerics) and used to round them from f32 as they loaded
+    every tile. This pass makes that rounding explicit on tensors, so that
+    the tensors are written as bf16 once and every kernel reads half the
+    bytes: each call of a `causal_attention` or
+    `causal_attention_backward` composite with f32 q, k, v calls a variant
+    of the composite that takes them as bf16 and whose body widens them and
+    then computes what the original's does. The rounding is placed where the
+    value is made, ahead of the reshapes that only lead to the call (which
+    are replayed on bf16), so that `mxfp4-fuse-elementwise` fuses it into
+    the rotary embedding and `mxfp4-round-gemm-results` into the value
+    projection's GEMM. The forward and backward calls share one rounding of
+    each value. The fused kernels compute the same bits as before; a
+    composite no kernel replaces is inlined with the widening, that is on
+    the rounded values.
+
+    Example:
+
+    ```mlir
+    // Before
+    %o, %lse = call @causal_attention_2x128x4x64_2x128x2x64_2x128x2x64(
+        %q, %k, %v) : (tensor<2x128x4x64xf32>, ...) -> (...)
+    // After
+    %qh = linalg.generic {...} ins(%q : tensor<2x128x4x64xf32>)
+        outs(%e : tensor<2x128x4x64xbf16>) { arith.truncf ... }
+    ...
+    %o, %lse = call @causal_attention_2x128x4x64_2x128x2x64_2x128x2x64_bf16qkv(
+        %qh, %kh, %vh) : (tensor<2x128x4x64xbf16>, ...) -> (...)
+    func.func private @causal_attention_..._bf16qkv(%q: tensor<2x128x4x64xbf16>,
+        ...) attributes {mxfp4.composite = "causal_attention"} {
+      %qf = linalg.generic {...} ins(%q : ...) ... { arith.extf ... }
+      ... // the original body on %qf, %kf, %vf
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def RoundGemmResultsPass
     : Pass<"mxfp4-round-gemm-results", "::mlir::func::FuncOp"> {
   let summary = "Store the MXFP4 GEMM results that only elementwise ops read "
@@ -154,19 +201,24 @@ def RoundGemmResultsPass
   let description = [{
     PyTorch autocast's GEMMs write bf16 results. With bf16 GEMM precision,
     every f32 `mxfp4.scaled_matmul` without an accumulator whose readers are
-    all all-parallel `linalg.generic` inputs gets a bf16 result (the GEMM
-    rounds its f32 sum once, ties to even), and each reader widens the
-    element back to f32 where it reads it (`arith.extf` at the start of its
-    body). The tensors this concerns in a Llama step are the FFN's gate and
-    up projections and the down projection's input gradient, 32768 x 1408
-    in the pilot: written once and read by up to three kernels (SwiGLU, its
-    two gradients), they move half the bytes.
+    all all-parallel `linalg.generic` inputs (directly or through reshapes,
+    which are retyped) gets a bf16 result (the GEMM rounds its f32 sum once,
+    ties to even), and each reader widens the element back to f32 where it
+    reads it (`arith.extf` at the start of its body). The tensors this
+    concerns in a Llama step are the FFN's gate and up projections and the
+    down projection's input gradient, 32768 x 1408 in the pilot: written
+    once and read by up to three kernels (SwiGLU, its two gradients), they
+    move half the bytes; and the query and key projections, which the
+    rotary embedding reads. A reader that only rounds the
+    result to bf16 (attention's v, from `mxfp4-round-attention-operands`)
+    goes: the GEMM writes what it computed.
 
     Results that a sum reads (a generic of additions only) keep f32: the
     sum becomes the GEMM's accumulator later (residual adds, input
     gradients of several GEMMs), with one f32 rounding. So do results that
-    a reduction, a reshape or a non-generic op reads (weight gradients,
-    attention's projections). Composite functions are left as they are.
+    a reduction or a non-generic op reads (weight gradients, the attention
+    composites' operands before `mxfp4-round-attention-operands`).
+    Composite functions are left as they are.
 
     Example:
 

@@ -42,10 +42,13 @@ namespace mlir::mxfp4 {
 using namespace mlir;
 using namespace mlir::mxfp4;
 
-/// The static shape of `v` if it is an f32 buffer with the identity layout.
-static std::optional<ArrayRef<int64_t>> plainShape(Value v) {
+/// The static shape of `v` if it is an f32 (or, where `bf16` allows, a
+/// bf16) buffer with the identity layout.
+static std::optional<ArrayRef<int64_t>> plainShape(Value v, bool bf16 = false) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+  if (!type || !type.hasStaticShape() ||
+      !(type.getElementType().isF32() ||
+        (bf16 && type.getElementType().isBF16())) ||
       !type.getLayout().isIdentity())
     return std::nullopt;
   return type.getShape();
@@ -53,18 +56,20 @@ static std::optional<ArrayRef<int64_t>> plainShape(Value v) {
 
 /// The attention shape of a composite call, if the kernels cover it:
 /// q [B, S, H, D], k and v [B, S, KVH, D] (H a multiple of KVH), and
-/// (backward) o and dO as q, lse [B, H, S].
+/// (backward) o and dO as q, lse [B, H, S]. q, k and v may be bf16 (the
+/// kernels round them to bf16 as they load them), the rest is f32.
 static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
                                                       bool backward) {
   if (call.getNumOperands() != (backward ? 6u : 3u))
     return std::nullopt;
-  for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
-    if (!plainShape(v))
+  for (auto [i, v] : llvm::enumerate(
+           llvm::concat<Value>(call.getOperands(), call.getResults())))
+    if (!plainShape(v, /*bf16=*/i < 3))
       return std::nullopt;
-  ArrayRef<int64_t> q = *plainShape(call.getOperand(0)),
-                    k = *plainShape(call.getOperand(1));
+  ArrayRef<int64_t> q = *plainShape(call.getOperand(0), true),
+                    k = *plainShape(call.getOperand(1), true);
   if (q.size() != 4 || k.size() != 4 || q[0] != k[0] || q[1] != k[1] ||
-      q[3] != k[3] || q[2] % k[2] || *plainShape(call.getOperand(2)) != k)
+      q[3] != k[3] || q[2] % k[2] || *plainShape(call.getOperand(2), true) != k)
     return std::nullopt;
   sm90::AttentionShape shape{q[0], k[2], q[2] / k[2], q[1], q[3]};
   SmallVector<int64_t> lse = {q[0], q[2], q[1]};
@@ -78,15 +83,15 @@ static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
 }
 
 /// Replaces `l`'s gpu.launch by a launch of kernel
-/// `attention_<role>_<shape>` in `kernels`, outlined from it unless an
-/// earlier layer's launch made it.
+/// `attention_<role>_<shape>[_<qkv type>]` in `kernels`, outlined from it
+/// unless an earlier layer's launch made it.
 static void outline(OpBuilder &b, gpu::GPUModuleOp kernels,
-                    const sm90::AttentionShape &shape,
+                    const sm90::AttentionShape &shape, StringRef qkvType,
                     const sm90::AttentionLaunch &l) {
   gpu::LaunchOp launch = l.launch;
-  std::string name = llvm::formatv("attention_{0}_b{1}_s{2}_kv{3}x{4}_d{5}",
-                                   l.role, shape.batch, shape.seq,
-                                   shape.kvHeads, shape.groups, shape.headDim);
+  std::string name = llvm::formatv(
+      "attention_{0}_b{1}_s{2}_kv{3}x{4}_d{5}{6}", l.role, shape.batch,
+      shape.seq, shape.kvHeads, shape.groups, shape.headDim, qkvType);
   // Constants are rematerialized inside rather than passed.
   (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
     return op->hasTrait<OpTrait::ConstantLike>();
@@ -161,8 +166,10 @@ struct ConvertAttentionToNVGPUPass
                                             results[0], results[1], results[2])
               : sm90::emitAttentionForward(b, loc, *shape, args[0], args[1],
                                            args[2], results[0], results[1]);
+      StringRef qkvType =
+          getElementTypeOrSelf(args[0].getType()).isBF16() ? "_bf16" : "";
       for (const sm90::AttentionLaunch &launch : launches)
-        outline(b, getKernels(), *shape, launch);
+        outline(b, getKernels(), *shape, qkvType, launch);
       call.replaceAllUsesWith(results);
       call.erase();
     }

@@ -204,20 +204,23 @@ SmallVector<Value> Emitter::valueAt(Value buffer, Value row) {
 }
 
 void Emitter::loadTile(Value src, Value row0, Value tile) {
-  // 8 contiguous f32 a thread per chunk, consecutive threads consecutive
-  // chunks: coalesced reads, 16-byte shared stores.
+  // 8 contiguous elements a thread per chunk, consecutive threads
+  // consecutive chunks: coalesced reads, 16-byte shared stores. f32 is
+  // rounded on the way, bf16 stored as it is.
   int64_t chunksPerRow = s.headDim / 8;
   SharedTile view = rowsTile(tile);
+  Type srcType = cast<MemRefType>(src.getType()).getElementType();
+  auto bf16x8 = VectorType::get({8}, b.getBF16Type());
   for (int64_t i = 0; i < kRows * chunksPerRow / kThreads; ++i) {
     Value chunk = kb.add(tid, i * kThreads);
     Value row = kb.div(chunk, chunksPerRow);
     Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
-    Value x =
-        vector::LoadOp::create(b, loc, VectorType::get({8}, b.getF32Type()),
-                               src, rowAt(src, row0, row, col),
-                               /*nontemporal=*/false, llvm::MaybeAlign(32));
-    Value h = arith::TruncFOp::create(b, loc,
-                                      VectorType::get({8}, b.getBF16Type()), x);
+    Value h = vector::LoadOp::create(
+        b, loc, VectorType::get({8}, srcType), src, rowAt(src, row0, row, col),
+        /*nontemporal=*/false,
+        llvm::MaybeAlign(8 * srcType.getIntOrFloatBitWidth() / 8));
+    if (!srcType.isBF16())
+      h = arith::TruncFOp::create(b, loc, bf16x8, h);
     vector::StoreOp::create(b, loc, h, tile,
                             ValueRange{view.offset(kb, row, col)},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));

@@ -1,0 +1,39 @@
+//===- ElementConversion.cpp - elementwise type conversions on tensors ----===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementConversion.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+Value mxfp4::convertElements(OpBuilder &b, Location loc, Value value,
+                             Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto resultType = type.clone(elementType);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), elementType);
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  bool narrower = elementType.getIntOrFloatBitWidth() <
+                  type.getElementType().getIntOrFloatBitWidth();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{value}, ValueRange{empty},
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value converted =
+            narrower ? arith::TruncFOp::create(nb, l, elementType, args[0])
+                           .getResult()
+                     : arith::ExtFOp::create(nb, l, elementType, args[0])
+                           .getResult();
+        linalg::YieldOp::create(nb, l, converted);
+      });
+  return generic.getResult(0);
+}
