@@ -40,7 +40,7 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   // one rounding serves every GEMM reading a value and fuses into its
   // producer.
   if (bf16) {
-    pm.addPass(createRoundAttentionOperandsPass());
+    pm.addPass(createRoundAttentionIOPass());
     pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
     pm.addPass(createCSEPass());
     // As autocast's, the GEMMs write bf16 results; only those that

@@ -1,4 +1,4 @@
-//===- ElementConversion.cpp - elementwise type conversions on tensors ----===//
+//===- ElementConversion.cpp - element type conversions on tensors -------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -36,4 +36,24 @@ Value mxfp4::convertElements(OpBuilder &b, Location loc, Value value,
         linalg::YieldOp::create(nb, l, converted);
       });
   return generic.getResult(0);
+}
+
+void mxfp4::widenInReader(linalg::GenericOp g, OpOperand &use) {
+  BlockArgument arg = g.getMatchingBlockArgument(&use);
+  arg.setType(getElementTypeOrSelf(use.get().getType()));
+  OpBuilder b = OpBuilder::atBlockBegin(g.getBody());
+  Value wide = arith::ExtFOp::create(b, g.getLoc(), b.getF32Type(), arg);
+  arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+}
+
+Value mxfp4::reshapeLike(OpBuilder &b, Operation *reshape, Value source) {
+  auto type = cast<RankedTensorType>(reshape->getResult(0).getType())
+                  .clone(getElementTypeOrSelf(source.getType()));
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
+    return tensor::CollapseShapeOp::create(b, reshape->getLoc(), type, source,
+                                           collapse.getReassociationIndices());
+  auto expand = cast<tensor::ExpandShapeOp>(reshape);
+  return tensor::ExpandShapeOp::create(b, reshape->getLoc(), type, source,
+                                       expand.getReassociationIndices(),
+                                       expand.getMixedOutputShape());
 }

@@ -1,14 +1,18 @@
-//===- ElementConversion.h - elementwise type conversions on tensors -*- C++
-//-*-===//
+//===- ElementConversion.h - element type conversions -----------*- C++ -*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Helpers of the passes that store tensors as bf16 for bf16 GEMM precision.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_LIB_TRANSFORMS_ELEMENTCONVERSION_H
 #define MXFP4_LIB_TRANSFORMS_ELEMENTCONVERSION_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::mxfp4 {
@@ -20,6 +24,16 @@ namespace mlir::mxfp4 {
 /// producer or readers.
 Value convertElements(OpBuilder &b, Location loc, Value value,
                       Type elementType);
+
+/// Makes the reader `g` of the f32 operand `use` widen the element where it
+/// reads it, once the operand has become bf16: its block argument becomes
+/// bf16 and an `arith.extf` at the start of the body takes its place.
+void widenInReader(linalg::GenericOp g, OpOperand &use);
+
+/// A reshape (tensor.collapse_shape or expand_shape) like `reshape`, of
+/// `source` (of the same shape as `reshape`'s source, maybe another element
+/// type).
+Value reshapeLike(OpBuilder &b, Operation *reshape, Value source);
 
 } // namespace mlir::mxfp4
 

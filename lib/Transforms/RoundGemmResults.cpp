@@ -7,6 +7,8 @@
 
 #include "mxfp4/Transforms/Passes.h"
 
+#include "ElementConversion.h"
+
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
 
@@ -103,11 +105,7 @@ struct RoundGemmResultsPass
       SmallVector<linalg::GenericOp> copies;
       for (OpOperand *use : readers) {
         auto g = cast<linalg::GenericOp>(use->getOwner());
-        BlockArgument arg = g.getMatchingBlockArgument(use);
-        arg.setType(bf16);
-        OpBuilder b = OpBuilder::atBlockBegin(g.getBody());
-        Value wide = arith::ExtFOp::create(b, op.getLoc(), b.getF32Type(), arg);
-        arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+        mxfp4::widenInReader(g, *use);
         if (isRoundTrip(g))
           copies.push_back(g);
       }

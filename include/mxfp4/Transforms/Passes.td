@@ -147,26 +147,37 @@ def FuseElementwisePass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def RoundAttentionOperandsPass
-    : Pass<"mxfp4-round-attention-operands", "::mlir::ModuleOp"> {
-  let summary = "Give attention composites q, k and v rounded to bf16 "
-                "(bf16 GEMM precision)";
+def RoundAttentionIOPass
+    : Pass<"mxfp4-round-attention-io", "::mlir::ModuleOp"> {
+  let summary = "Give attention composites bf16 inputs and outputs (bf16 "
+                "GEMM precision)";
   let description = [{
-    The fused attention kernels multiply bf16 q, k and v on tensor cores
-    (autocast's numerics) and used to round them from f32 as they loaded
-    every tile. This pass makes that rounding explicit on tensors, so that
-    the tensors are written as bf16 once and every kernel reads half the
-    bytes: each call of a `causal_attention` or
-    `causal_attention_backward` composite with f32 q, k, v calls a variant
-    of the composite that takes them as bf16 and whose body widens them and
-    then computes what the original's does. The rounding is placed where the
-    value is made, ahead of the reshapes that only lead to the call (which
-    are replayed on bf16), so that `mxfp4-fuse-elementwise` fuses it into
-    the rotary embedding and `mxfp4-round-gemm-results` into the value
-    projection's GEMM. The forward and backward calls share one rounding of
-    each value. The fused kernels compute the same bits as before; a
-    composite no kernel replaces is inlined with the widening, that is on
-    the rounded values.
+    The fused attention kernels multiply bf16 tiles on tensor cores
+    (autocast's numerics), rounding q, k, v and dO from f32 as they loaded
+    every tile. This pass stores attention's tensors as bf16, as PyTorch's
+    bf16 attention does, so that every kernel moves half the bytes: each
+    call of a `causal_attention` composite (q, k, v -> o, lse) or a
+    `causal_attention_backward` composite (q, k, v, o, lse, dO -> dq, dk,
+    dv) with f32 tensors calls a variant of it (`_bf16io`) whose operands
+    and results other than the log-sum-exp are bf16, and whose body widens
+    the operands, computes what the original's does and rounds the results.
+
+    Where the values are made and read:
+    - An operand is rounded where it is computed, ahead of the reshapes
+      that only lead to the call (replayed on bf16): the rounding fuses
+      into the rotary embedding (`mxfp4-fuse-elementwise`) or into the
+      projection's GEMM (`mxfp4-round-gemm-results`). The forward and
+      backward calls share one rounding of each value, and the backward
+      reads the forward's bf16 o.
+    - A result's readers read the bf16 value through reshapes replayed on
+      bf16: a `linalg.generic` widens it in its body (the rotary
+      embedding's gradient); the others (quantizations) share one widening
+      generic, which the quantize kernels compute from the bf16 value.
+
+    The kernels compute the same products as before from the same bf16
+    tiles; what changes is that o, dq, dk and dv are rounded to bf16 and
+    the backward's rowsum(dO * o) reads the bf16 values. A composite no
+    kernel replaces is inlined with its roundings.
 
     Example:
 
@@ -178,12 +189,14 @@ def RoundAttentionOperandsPass
     %qh = linalg.generic {...} ins(%q : tensor<2x128x4x64xf32>)
         outs(%e : tensor<2x128x4x64xbf16>) { arith.truncf ... }
     ...
-    %o, %lse = call @causal_attention_2x128x4x64_2x128x2x64_2x128x2x64_bf16qkv(
-        %qh, %kh, %vh) : (tensor<2x128x4x64xbf16>, ...) -> (...)
-    func.func private @causal_attention_..._bf16qkv(%q: tensor<2x128x4x64xbf16>,
-        ...) attributes {mxfp4.composite = "causal_attention"} {
+    %oh, %lse = call @causal_attention_..._bf16io(%qh, %kh, %vh)
+        : (tensor<2x128x4x64xbf16>, ...)
+        -> (tensor<2x128x4x64xbf16>, tensor<2x4x128xf32>)
+    func.func private @causal_attention_..._bf16io(
+        %q: tensor<2x128x4x64xbf16>, ...) -> (tensor<2x128x4x64xbf16>, ...)
+        attributes {mxfp4.composite = "causal_attention"} {
       %qf = linalg.generic {...} ins(%q : ...) ... { arith.extf ... }
-      ... // the original body on %qf, %kf, %vf
+      ... // the original body on %qf, %kf, %vf, then o rounded
     }
     ```
   }];
@@ -210,14 +223,14 @@ def RoundGemmResultsPass
     once and read by up to three kernels (SwiGLU, its two gradients), they
     move half the bytes; and the query and key projections, which the
     rotary embedding reads. A reader that only rounds the
-    result to bf16 (attention's v, from `mxfp4-round-attention-operands`)
+    result to bf16 (attention's v and dO, from `mxfp4-round-attention-io`)
     goes: the GEMM writes what it computed.
 
     Results that a sum reads (a generic of additions only) keep f32: the
     sum becomes the GEMM's accumulator later (residual adds, input
     gradients of several GEMMs), with one f32 rounding. So do results that
     a reduction or a non-generic op reads (weight gradients, the attention
-    composites' operands before `mxfp4-round-attention-operands`).
+    composites' operands before `mxfp4-round-attention-io`).
     Composite functions are left as they are.
 
     Example:

@@ -56,42 +56,54 @@ static std::optional<ArrayRef<int64_t>> plainShape(Value v, bool bf16 = false) {
 
 /// The attention shape of a composite call, if the kernels cover it:
 /// q [B, S, H, D], k and v [B, S, KVH, D] (H a multiple of KVH), and
-/// (backward) o and dO as q, lse [B, H, S]. q, k and v may be bf16 (the
-/// kernels round them to bf16 as they load them), the rest is f32.
+/// (backward) o and dO as q, lse [B, H, S]. All but lse may be bf16
+/// (mxfp4-round-attention-io): the kernels multiply bf16 tiles either way.
 static std::optional<sm90::AttentionShape> matchShape(func::CallOp call,
                                                       bool backward) {
   if (call.getNumOperands() != (backward ? 6u : 3u))
     return std::nullopt;
-  for (auto [i, v] : llvm::enumerate(
-           llvm::concat<Value>(call.getOperands(), call.getResults())))
-    if (!plainShape(v, /*bf16=*/i < 3))
+  Value lse = backward ? call.getOperand(4) : call.getResult(1);
+  for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
+    if (!plainShape(v, /*bf16=*/v != lse))
       return std::nullopt;
-  ArrayRef<int64_t> q = *plainShape(call.getOperand(0), true),
-                    k = *plainShape(call.getOperand(1), true);
+  auto shapeOf = [&](unsigned i) {
+    return *plainShape(call.getOperand(i), true);
+  };
+  ArrayRef<int64_t> q = shapeOf(0), k = shapeOf(1);
   if (q.size() != 4 || k.size() != 4 || q[0] != k[0] || q[1] != k[1] ||
-      q[3] != k[3] || q[2] % k[2] || *plainShape(call.getOperand(2), true) != k)
+      q[3] != k[3] || q[2] % k[2] || shapeOf(2) != k)
     return std::nullopt;
   sm90::AttentionShape shape{q[0], k[2], q[2] / k[2], q[1], q[3]};
-  SmallVector<int64_t> lse = {q[0], q[2], q[1]};
-  if (backward && (*plainShape(call.getOperand(3)) != q ||
-                   *plainShape(call.getOperand(4)) != ArrayRef(lse) ||
-                   *plainShape(call.getOperand(5)) != q))
+  SmallVector<int64_t> lseShape = {q[0], q[2], q[1]};
+  if (backward &&
+      (shapeOf(3) != q || shapeOf(4) != ArrayRef(lseShape) || shapeOf(5) != q))
     return std::nullopt;
   if (!sm90::isSupported(shape))
     return std::nullopt;
   return shape;
 }
 
+/// The element types of `call`'s buffers as a kernel name suffix: none if
+/// all are f32, else one letter each, operands then results (f for f32, h
+/// for bf16).
+static std::string typeSuffix(func::CallOp call) {
+  std::string letters;
+  for (Type t :
+       llvm::concat<const Type>(call.getOperandTypes(), call.getResultTypes()))
+    letters += getElementTypeOrSelf(t).isBF16() ? 'h' : 'f';
+  return letters.find('h') == std::string::npos ? "" : "_" + letters;
+}
+
 /// Replaces `l`'s gpu.launch by a launch of kernel
-/// `attention_<role>_<shape>[_<qkv type>]` in `kernels`, outlined from it
-/// unless an earlier layer's launch made it.
+/// `attention_<role>_<shape><types>` in `kernels`, outlined from it unless
+/// an earlier layer's launch made it.
 static void outline(OpBuilder &b, gpu::GPUModuleOp kernels,
-                    const sm90::AttentionShape &shape, StringRef qkvType,
+                    const sm90::AttentionShape &shape, StringRef types,
                     const sm90::AttentionLaunch &l) {
   gpu::LaunchOp launch = l.launch;
   std::string name = llvm::formatv(
       "attention_{0}_b{1}_s{2}_kv{3}x{4}_d{5}{6}", l.role, shape.batch,
-      shape.seq, shape.kvHeads, shape.groups, shape.headDim, qkvType);
+      shape.seq, shape.kvHeads, shape.groups, shape.headDim, types);
   // Constants are rematerialized inside rather than passed.
   (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
     return op->hasTrait<OpTrait::ConstantLike>();
@@ -166,10 +178,9 @@ struct ConvertAttentionToNVGPUPass
                                             results[0], results[1], results[2])
               : sm90::emitAttentionForward(b, loc, *shape, args[0], args[1],
                                            args[2], results[0], results[1]);
-      StringRef qkvType =
-          getElementTypeOrSelf(args[0].getType()).isBF16() ? "_bf16" : "";
+      std::string types = typeSuffix(call);
       for (const sm90::AttentionLaunch &launch : launches)
-        outline(b, getKernels(), *shape, qkvType, launch);
+        outline(b, getKernels(), *shape, types, launch);
       call.replaceAllUsesWith(results);
       call.erase();
     }

@@ -324,9 +324,13 @@ std::array<Value, 2> Emitter::rowReduce(ArrayRef<Value> acc, bool isMax) {
 void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
                         std::array<Value, 2> scale) {
   auto pairType = VectorType::get({2}, b.getF32Type());
+  Type elementType = cast<MemRefType>(dst.getType()).getElementType();
   Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
-  for (auto [di, vec] : llvm::enumerate(acc))
-    for (int64_t half = 0; half < 2; ++half) {
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = kb.add(warpRow, half * 8);
+    // This thread's pair of columns 2t, 2t + 1 of each 8-column block.
+    SmallVector<Value> pairs;
+    for (Value vec : acc) {
       Value pair = vector::ShuffleOp::create(
           b, loc, vec, vec, ArrayRef<int64_t>{2 * half, 2 * half + 1});
       if (scale[half]) {
@@ -334,10 +338,53 @@ void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
             vector::BroadcastOp::create(b, loc, pairType, scale[half]);
         pair = arith::MulFOp::create(b, loc, pair, splat);
       }
-      Value col = kb.add(kb.mul(t, 2), static_cast<int64_t>(di) * 8);
-      vector::StoreOp::create(b, loc, pair, dst,
-                              rowAt(dst, row0, kb.add(warpRow, half * 8), col));
+      pairs.push_back(pair);
     }
+    if (elementType.isF32()) {
+      for (auto [di, pair] : llvm::enumerate(pairs))
+        vector::StoreOp::create(
+            b, loc, pair, dst,
+            rowAt(dst, row0, row,
+                  kb.add(kb.mul(t, 2), static_cast<int64_t>(di) * 8)));
+      continue;
+    }
+    // bf16: a pair is 4 bytes, and the quad's pairs of a block 16, half a
+    // sector. Neighbouring threads trade pairs of two blocks, so that each
+    // stores 4 consecutive values: the even thread of a neighbouring pair
+    // columns 2t .. 2t + 3 of the first block, the odd one columns
+    // 2t - 2 .. 2t + 1 of the second, and a quad's stores fill a sector.
+    auto asWord = [&](Value pair) -> Value {
+      Value h = arith::TruncFOp::create(
+          b, loc, VectorType::get({2}, elementType), pair);
+      return vector::ExtractOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc,
+                                    VectorType::get({1}, b.getI32Type()), h),
+          0);
+    };
+    Value parity = kb.rem(t, 2);
+    Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, parity,
+                                      kb.idx(0));
+    for (size_t di = 0; di + 1 < pairs.size(); di += 2) {
+      Value first = asWord(pairs[di]), second = asWord(pairs[di + 1]);
+      Value mine = arith::SelectOp::create(b, loc, odd, second, first);
+      Value sent = arith::SelectOp::create(b, loc, odd, first, second);
+      Value got =
+          gpu::ShuffleOp::create(b, loc, sent, 1, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      Value lo = arith::SelectOp::create(b, loc, odd, got, mine);
+      Value hi = arith::SelectOp::create(b, loc, odd, mine, got);
+      Value words = vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, b.getI32Type()), ValueRange{lo, hi});
+      Value four = vector::BitCastOp::create(
+          b, loc, VectorType::get({4}, elementType), words);
+      // Column 2 (t - t % 2) of the first block, or of the second.
+      Value col = kb.add(kb.add(kb.mul(kb.div(t, 2), 4), kb.mul(parity, 8)),
+                         static_cast<int64_t>(di) * 8);
+      vector::StoreOp::create(b, loc, four, dst, rowAt(dst, row0, row, col),
+                              /*nontemporal=*/false, llvm::MaybeAlign(8));
+    }
+  }
 }
 
 void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
@@ -438,13 +485,17 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
       kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock), kb.div(tid, lanes));
   Value lane = kb.rem(tid, lanes);
   auto type = VectorType::get({8}, b.getF32Type());
+  // o and dO as f32, widened where they are bf16.
+  auto load = [&](Value src, ArrayRef<Value> at) -> Value {
+    Type e = cast<MemRefType>(src.getType()).getElementType();
+    Value x = vector::LoadOp::create(b, loc, VectorType::get({8}, e), src, at);
+    return e.isF32() ? x : arith::ExtFOp::create(b, loc, type, x);
+  };
   Value sum = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   for (int64_t c = 0; c < chunks; c += lanes) {
     SmallVector<Value> at =
         rowAt(o, row, kb.idx(0), kb.mul(kb.add(lane, c), 8));
-    Value x = vector::LoadOp::create(b, loc, type, o, at);
-    Value y = vector::LoadOp::create(b, loc, type, dO, at);
-    sum = vector::FMAOp::create(b, loc, x, y, sum);
+    sum = vector::FMAOp::create(b, loc, load(o, at), load(dO, at), sum);
   }
   Value total =
       vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);

@@ -24,8 +24,8 @@ namespace mlir::mxfp4::sm90 {
 /// Shapes of one attention, token-major (the projections' layout): q and o
 /// [batch, seq, kvHeads * groups, headDim] (query head h = kv * groups + g
 /// uses KV head kv), k and v [batch, seq, kvHeads, headDim], lse [batch,
-/// kvHeads * groups, seq]; buffers with the identity layout, f32 (q, k and v
-/// may be bf16). The
+/// kvHeads * groups, seq]; buffers with the identity layout, f32 or bf16
+/// (lse f32). The
 /// kernels walk "heads" = batch * kvHeads of stacked query rows, row
 /// r = g * seq + s.
 struct AttentionShape {
