@@ -57,3 +57,32 @@ Value mxfp4::reshapeLike(OpBuilder &b, Operation *reshape, Value source) {
                                        expand.getReassociationIndices(),
                                        expand.getMixedOutputShape());
 }
+
+bool mxfp4::isRoundTrip(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      g.getDpsInputs()[0].getType() != g.getResult(0).getType() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  auto narrow = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  auto wide =
+      narrow ? narrow.getIn().getDefiningOp<arith::ExtFOp>() : arith::ExtFOp();
+  return wide && wide.getIn() == g.getBody()->getArgument(0) &&
+         g.getBody()->getOperations().size() == 3;
+}
+
+Value mxfp4::widenedFrom(Value value) {
+  auto g = value.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  auto wide = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
+  if (!wide || wide.getIn() != g.getBody()->getArgument(0) ||
+      g.getBody()->getOperations().size() != 2)
+    return {};
+  return g.getDpsInputs()[0];
+}

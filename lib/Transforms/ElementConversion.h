@@ -30,6 +30,14 @@ Value convertElements(OpBuilder &b, Location loc, Value value,
 /// bf16 and an `arith.extf` at the start of the body takes its place.
 void widenInReader(linalg::GenericOp g, OpOperand &use);
 
+/// Whether `g` only widens its one input and rounds it back to the same
+/// type, element for element: a copy of its input.
+bool isRoundTrip(linalg::GenericOp g);
+
+/// The narrower tensor that `value` widens, if an all-parallel generic with
+/// identity maps made `value` from it by `arith.extf` alone; else null.
+Value widenedFrom(Value value);
+
 /// A reshape (tensor.collapse_shape or expand_shape) like `reshape`, of
 /// `source` (of the same shape as `reshape`'s source, maybe another element
 /// type).

@@ -91,7 +91,7 @@ static func::FuncOp bf16Variant(SymbolTable &symbols, func::FuncOp callee,
 /// `value` rounded to bf16 where it is made: reshapes (which keep the
 /// elements' order) that only lead to `value` are replayed on the rounded
 /// tensor, so that the rounding meets the op that computes the elements
-/// (and fuses into it).
+/// (and fuses into it); a widened bf16 tensor is used as it is.
 static Value roundAtSource(OpBuilder &b, Value value) {
   SmallVector<Operation *> reshapes;
   Value source = value;
@@ -104,8 +104,11 @@ static Value roundAtSource(OpBuilder &b, Value value) {
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(source);
-  Value rounded =
-      mxfp4::convertElements(b, value.getLoc(), source, b.getBF16Type());
+  // A widened bf16 tensor rounds back to itself.
+  Value rounded = mxfp4::widenedFrom(source);
+  if (!rounded || !getElementTypeOrSelf(rounded.getType()).isBF16())
+    rounded =
+        mxfp4::convertElements(b, value.getLoc(), source, b.getBF16Type());
   for (Operation *reshape : llvm::reverse(reshapes))
     rounded = mxfp4::reshapeLike(b, reshape, rounded);
   return rounded;
@@ -132,6 +135,11 @@ static void widenAtReaders(OpBuilder &b, Value narrow, Value wide) {
     if (g && g.isDpsInput(&use)) {
       use.set(narrow);
       mxfp4::widenInReader(g, use);
+      // A reader that rounds the value back to bf16 is a copy.
+      if (mxfp4::isRoundTrip(g)) {
+        g.getResult(0).replaceAllUsesWith(narrow);
+        g.erase();
+      }
       continue;
     }
     if (!shared) {
@@ -223,7 +231,8 @@ struct RoundAttentionIOPass
       }
       call.erase();
     }
-    // The f32 reshapes that only led to the calls.
+    // The f32 reshapes that only led to the calls, and a widening whose
+    // bf16 input the calls read instead.
     for (Value v : sources) {
       while (v.use_empty() &&
              isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
@@ -232,6 +241,8 @@ struct RoundAttentionIOPass
         v = reshape->getOperand(0);
         reshape->erase();
       }
+      if (v.use_empty() && mxfp4::widenedFrom(v))
+        v.getDefiningOp()->erase();
     }
     for (func::FuncOp callee : replaced)
       if (SymbolTable::symbolKnownUseEmpty(callee, module))

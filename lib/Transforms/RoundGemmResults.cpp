@@ -57,22 +57,6 @@ static bool collectElementwiseReaders(Value value,
   return true;
 }
 
-/// Whether `g` only widens its one input and rounds it back to the same
-/// type, element for element: a copy of its input.
-static bool isRoundTrip(linalg::GenericOp g) {
-  if (g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
-      g.getDpsInputs()[0].getType() != g.getResult(0).getType() ||
-      !llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return false;
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  auto narrow = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
-  auto wide =
-      narrow ? narrow.getIn().getDefiningOp<arith::ExtFOp>() : arith::ExtFOp();
-  return wide && wide.getIn() == g.getBody()->getArgument(0) &&
-         g.getBody()->getOperations().size() == 3;
-}
-
 namespace {
 
 struct RoundGemmResultsPass
@@ -106,7 +90,7 @@ struct RoundGemmResultsPass
       for (OpOperand *use : readers) {
         auto g = cast<linalg::GenericOp>(use->getOwner());
         mxfp4::widenInReader(g, *use);
-        if (isRoundTrip(g))
+        if (mxfp4::isRoundTrip(g))
           copies.push_back(g);
       }
       for (linalg::GenericOp g : copies) {

@@ -66,9 +66,11 @@ for line in open(f"{root}/bench.txt"):
         if fields[0] == "u8":
             count, low, high = map(int, fields[1:])
             a = rng.integers(low, high, count, dtype=np.uint8)
-        elif fields[0] == "f32n":  # f32n:D0xD1x... (normal)
+        elif fields[0] in ("f32n", "bf16n"):  # f32n:D0xD1x... (normal)
             shape = [int(d) for d in fields[1].split("x")]
             a = rng.standard_normal(shape, dtype=np.float32)
+            if fields[0] == "bf16n":  # bf16 bits as uint16
+                a = (a.view(np.uint32) >> 16).astype(np.uint16)
         else:  # f32:ROWS:COLS or bf16:ROWS:COLS (bf16 bits as uint16)
             a = rng.standard_normal((int(fields[1]), int(fields[2])), dtype=np.float32)
             if fields[0] == "bf16":

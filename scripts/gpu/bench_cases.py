@@ -127,15 +127,19 @@ for label, overrides in [("d64", {}), ("d128", {"dim": 1024, "batch_size": 32})]
     os.remove(config_path)
     for direction, kind in [("fwd", "causal_attention"),
                             ("bwd", "causal_attention_backward")]:
-        mlir, types, _ = composite_module(step_text, kind)
+        # bf16 tensors in and out, as SDPA's (the log-sum-exp f32): the
+        # attention kernels alone, as a bf16 model runs them.
+        mlir, types, _ = composite_module(step_text, kind, bf16=True)
+        dims = [t[len("tensor<"):t.rindex("x")] for t in types]
         # q is [batch, seq, heads, head dim], k [batch, seq, kv heads, head
         # dim] (the projections' rows, read in place).
-        q, k = ([int(d) for d in t[7:-5].split("x")] for t in types[:2])
+        q, k = ([int(d) for d in shape.split("x")] for shape in dims[:2])
         batch, seq, heads, head_dim = q
         kv_heads = k[2]
         flops = 2 * batch * heads * seq * seq * head_dim
         work = flops if direction == "fwd" else flops * 5 // 2
-        inputs = ["f32n:" + t[7:-5] for t in types]
+        inputs = [("bf16n:" if "bf16" in t else "f32n:") + shape
+                  for t, shape in zip(types, dims)]
         prepare(f"attn-{direction}_{label}", mlir, inputs,
                 f"attention:{direction}:{batch}:{heads}:{kv_heads}:{seq}:{head_dim}", work)
 

@@ -4,22 +4,58 @@ what scripts/gpu/cases.py checks and scripts/gpu/bench_cases.py times."""
 import re
 
 
-def composite_module(step_text, kind):
+def _convert(name, arg, shape, src, dst, op):
+    """A linalg.generic converting `arg` (tensor<shape x src>) to `dst`."""
+    rank = shape.count("x") + 1
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    identity = f"affine_map<({dims}) -> ({dims})>"
+    parallel = ", ".join(['"parallel"'] * rank)
+    return (f"  %{name}e = tensor.empty() : tensor<{shape}x{dst}>\n"
+            f"  %{name} = linalg.generic {{indexing_maps = [{identity}, {identity}], "
+            f"iterator_types = [{parallel}]}} "
+            f"ins({arg} : tensor<{shape}x{src}>) outs(%{name}e : tensor<{shape}x{dst}>) {{\n"
+            f"  ^bb0(%x: {src}, %y: {dst}):\n"
+            f"    %z = arith.{op} %x : {src} to {dst}\n"
+            f"    linalg.yield %z : {dst}\n"
+            f"  }} -> tensor<{shape}x{dst}>\n")
+
+
+def composite_module(step_text, kind, bf16=False):
     """(mlir, argument types, result types) of @f calling the step's first
-    `kind` composite on its own arguments."""
+    `kind` composite on its own arguments. With `bf16`, @f takes and returns
+    bf16 tensors where they are 4-D (attention's q, k, v, o, dO and
+    gradients; the log-sum-exp stays f32), widening and rounding them
+    around the call, as a bf16 model would."""
     m = re.search(r"  func\.func private @(" + kind + r"_[0-9x_]+)\((.*?)\) -> \((.*?)\) "
                   r"attributes.*?\n  \}\n", step_text, re.S)
     if not m:
         raise SystemExit(f"no {kind} composite in the step")
     name, params, results = m.group(1), m.group(2), m.group(3)
     types = re.findall(r"tensor<[0-9x]+xf32>", params)
-    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
     outs = re.findall(r"tensor<[0-9x]+xf32>", results)
+    narrow = (lambda t: bf16 and t.count("x") == 4)
+    shape = (lambda t: t[7:-5])
+    arg_types = [f"tensor<{shape(t)}xbf16>" if narrow(t) else t for t in types]
+    out_types = [f"tensor<{shape(t)}xbf16>" if narrow(t) else t for t in outs]
+    body, call_args = "", []
+    for i, t in enumerate(types):
+        if narrow(t):
+            body += _convert(f"w{i}", f"%a{i}", shape(t), "bf16", "f32", "extf")
+            call_args.append(f"%w{i}")
+        else:
+            call_args.append(f"%a{i}")
     n = len(outs)
+    body += (f"  %r:{n} = call @{name}({', '.join(call_args)}) : "
+             f"({', '.join(types)}) -> ({', '.join(outs)})\n")
+    returned = []
+    for i, t in enumerate(outs):
+        if narrow(t):
+            body += _convert(f"n{i}", f"%r#{i}", shape(t), "f32", "bf16", "truncf")
+            returned.append(f"%n{i}")
+        else:
+            returned.append(f"%r#{i}")
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
     aliases = "".join(l + "\n" for l in step_text.splitlines() if l.startswith("#"))
-    mlir = (aliases + f"func.func @f({args}) -> ({', '.join(outs)}) {{\n"
-            f"  %r:{n} = call @{name}({', '.join(f'%a{i}' for i in range(len(types)))}) : "
-            f"({', '.join(types)}) -> ({', '.join(outs)})\n"
-            f"  return {', '.join(f'%r#{i}' for i in range(n))} : {', '.join(outs)}\n}}\n"
-            + m.group(0))
-    return mlir, types, outs
+    mlir = (aliases + f"func.func @f({args}) -> ({', '.join(out_types)}) {{\n" + body +
+            f"  return {', '.join(returned)} : {', '.join(out_types)}\n}}\n" + m.group(0))
+    return mlir, arg_types, out_types

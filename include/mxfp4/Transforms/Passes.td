@@ -168,11 +168,13 @@ def RoundAttentionIOPass
       into the rotary embedding (`mxfp4-fuse-elementwise`) or into the
       projection's GEMM (`mxfp4-round-gemm-results`). The forward and
       backward calls share one rounding of each value, and the backward
-      reads the forward's bf16 o.
+      reads the forward's bf16 o. A tensor widened from bf16 is read as
+      the bf16 tensor it was.
     - A result's readers read the bf16 value through reshapes replayed on
       bf16: a `linalg.generic` widens it in its body (the rotary
-      embedding's gradient); the others (quantizations) share one widening
-      generic, which the quantize kernels compute from the bf16 value.
+      embedding's gradient; one that only rounds it back to bf16 goes);
+      the others (quantizations) share one widening generic, which the
+      quantize kernels compute from the bf16 value.
 
     The kernels compute the same products as before from the same bf16
     tiles; what changes is that o, dq, dk and dv are rounded to bf16 and
