@@ -37,23 +37,24 @@ def composite_module(step_text, kind, bf16=False):
     shape = (lambda t: t[7:-5])
     arg_types = [f"tensor<{shape(t)}xbf16>" if narrow(t) else t for t in types]
     out_types = [f"tensor<{shape(t)}xbf16>" if narrow(t) else t for t in outs]
-    body, call_args = "", []
-    for i, t in enumerate(types):
-        if narrow(t):
-            body += _convert(f"w{i}", f"%a{i}", shape(t), "bf16", "f32", "extf")
-            call_args.append(f"%w{i}")
-        else:
-            call_args.append(f"%a{i}")
+    def convert(prefix, values, value_types, src, dst, op):
+        """(text, values): the narrow ones of `values` converted."""
+        text, out = "", []
+        for i, (v, t) in enumerate(zip(values, value_types)):
+            if narrow(t):
+                text += _convert(f"{prefix}{i}", v, shape(t), src, dst, op)
+                v = f"%{prefix}{i}"
+            out.append(v)
+        return text, out
+
     n = len(outs)
+    body, call_args = convert("w", [f"%a{i}" for i in range(len(types))], types,
+                              "bf16", "f32", "extf")
     body += (f"  %r:{n} = call @{name}({', '.join(call_args)}) : "
              f"({', '.join(types)}) -> ({', '.join(outs)})\n")
-    returned = []
-    for i, t in enumerate(outs):
-        if narrow(t):
-            body += _convert(f"n{i}", f"%r#{i}", shape(t), "f32", "bf16", "truncf")
-            returned.append(f"%n{i}")
-        else:
-            returned.append(f"%r#{i}")
+    text, returned = convert("n", [f"%r#{i}" for i in range(n)], outs, "f32", "bf16",
+                             "truncf")
+    body += text
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
     aliases = "".join(l + "\n" for l in step_text.splitlines() if l.startswith("#"))
     mlir = (aliases + f"func.func @f({args}) -> ({', '.join(out_types)}) {{\n" + body +
