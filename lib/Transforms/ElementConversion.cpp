@@ -38,12 +38,32 @@ Value mxfp4::convertElements(OpBuilder &b, Location loc, Value value,
   return generic.getResult(0);
 }
 
+/// Whether `g` only widens its one input and rounds it back to the same
+/// type, element for element: a copy of its input.
+static bool isRoundTrip(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      g.getDpsInputs()[0].getType() != g.getResult(0).getType() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  auto narrow = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  auto wide =
+      narrow ? narrow.getIn().getDefiningOp<arith::ExtFOp>() : arith::ExtFOp();
+  return wide && wide.getIn() == g.getBody()->getArgument(0) &&
+         g.getBody()->getOperations().size() == 3;
+}
+
 void mxfp4::widenInReader(linalg::GenericOp g, OpOperand &use) {
   BlockArgument arg = g.getMatchingBlockArgument(&use);
   arg.setType(getElementTypeOrSelf(use.get().getType()));
   OpBuilder b = OpBuilder::atBlockBegin(g.getBody());
   Value wide = arith::ExtFOp::create(b, g.getLoc(), b.getF32Type(), arg);
   arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+  if (isRoundTrip(g)) {
+    g.getResult(0).replaceAllUsesWith(use.get());
+    g.erase();
+  }
 }
 
 Value mxfp4::reshapeLike(OpBuilder &b, Operation *reshape, Value source) {
@@ -56,20 +76,6 @@ Value mxfp4::reshapeLike(OpBuilder &b, Operation *reshape, Value source) {
   return tensor::ExpandShapeOp::create(b, reshape->getLoc(), type, source,
                                        expand.getReassociationIndices(),
                                        expand.getMixedOutputShape());
-}
-
-bool mxfp4::isRoundTrip(linalg::GenericOp g) {
-  if (g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
-      g.getDpsInputs()[0].getType() != g.getResult(0).getType() ||
-      !llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return false;
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  auto narrow = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
-  auto wide =
-      narrow ? narrow.getIn().getDefiningOp<arith::ExtFOp>() : arith::ExtFOp();
-  return wide && wide.getIn() == g.getBody()->getArgument(0) &&
-         g.getBody()->getOperations().size() == 3;
 }
 
 Value mxfp4::widenedFrom(Value value) {

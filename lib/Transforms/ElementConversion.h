@@ -27,12 +27,10 @@ Value convertElements(OpBuilder &b, Location loc, Value value,
 
 /// Makes the reader `g` of the f32 operand `use` widen the element where it
 /// reads it, once the operand has become bf16: its block argument becomes
-/// bf16 and an `arith.extf` at the start of the body takes its place.
+/// bf16 and an `arith.extf` at the start of the body takes its place. A
+/// reader that then only rounds the element back (a copy of the bf16
+/// operand) is erased, its result replaced by the operand.
 void widenInReader(linalg::GenericOp g, OpOperand &use);
-
-/// Whether `g` only widens its one input and rounds it back to the same
-/// type, element for element: a copy of its input.
-bool isRoundTrip(linalg::GenericOp g);
 
 /// The narrower tensor that `value` widens, if an all-parallel generic with
 /// identity maps made `value` from it by `arith.extf` alone; else null.

@@ -135,11 +135,6 @@ static void widenAtReaders(OpBuilder &b, Value narrow, Value wide) {
     if (g && g.isDpsInput(&use)) {
       use.set(narrow);
       mxfp4::widenInReader(g, use);
-      // A reader that rounds the value back to bf16 is a copy.
-      if (mxfp4::isRoundTrip(g)) {
-        g.getResult(0).replaceAllUsesWith(narrow);
-        g.erase();
-      }
       continue;
     }
     if (!shared) {

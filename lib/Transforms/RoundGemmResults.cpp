@@ -85,18 +85,10 @@ struct RoundGemmResultsPass
       for (Operation *reshape : reshapes)
         toBF16(reshape->getResult(0));
       // Each reader widens its element where it reads it; a reader that
-      // only rounded the result to bf16 goes.
-      SmallVector<linalg::GenericOp> copies;
-      for (OpOperand *use : readers) {
-        auto g = cast<linalg::GenericOp>(use->getOwner());
-        mxfp4::widenInReader(g, *use);
-        if (mxfp4::isRoundTrip(g))
-          copies.push_back(g);
-      }
-      for (linalg::GenericOp g : copies) {
-        g.getResult(0).replaceAllUsesWith(g.getDpsInputs()[0]);
-        g.erase();
-      }
+      // only rounded the result to bf16 goes (it reads the result once, so
+      // no later entry of `readers` is its).
+      for (OpOperand *use : readers)
+        mxfp4::widenInReader(cast<linalg::GenericOp>(use->getOwner()), *use);
     }
   }
 };
