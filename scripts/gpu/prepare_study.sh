@@ -7,15 +7,18 @@
 # corpus, evaluated every twentieth of the run as `mxfp4-run study` does),
 # which all recipes share. Then, on the GPU machine:
 #   bash scripts/gpu/run_study.sh
-# Usage: [SEED=N] prepare_study.sh [STEPS] [RECIPE...]   (default: seed 1,
-# 1200 steps, the Table 1 recipes). Each seed is its own run; runs of other
-# seeds stay. Carry one seed's run at a time: its batches alone take most of
-# what travels to the GPU machine.
+# Usage: [SEED=N] prepare_study.sh [STEPS] [RECIPE|NAME=RECIPE...]
+# (default: seed 1, 1200 steps, the study's eleven recipes; NAME=RECIPE
+# compiles a recipe string into gpu-study/NAME). Each seed is its own run;
+# runs of other seeds stay. Every compiled recipe's compiled.json names the
+# compiler's commit, which the runtime copies into each run's metrics.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=${1:-1200}
 shift || true
-recipes=${*:-bf16 fp4-fprop fp4-fprop-dgrad fp4-all fp4-all-sr fp4-all-rht16 fp4-all-dht16}
+recipes=${*:-bf16 fp4-fprop fp4-fprop-dgrad fp4-all fp4-all-sr fp4-all-rht16 fp4-all-dht16 \
+  fp4-all-dht32 fp4-all-rht16-fixed fp4-all-dht16-wgrad-only \
+  fp4-all-sr-grads=fp4-all,backward.grad.rounding=stochastic}
 seed=${SEED:-1}
 out=gpu-study
 mkdir -p "$out"
@@ -24,11 +27,13 @@ warmup=$(( steps / 20 < 60 ? steps / 20 : 60 ))
 echo "{\"preset\": \"pilot\", \"total_steps\": $steps, \"warmup_steps\": $warmup}" > "$out/pilot.json"
 build/bin/mxfp4-run train --preset="$out/pilot.json" --recipe=bf16 --seed="$seed" \
   --eval-every=$(( steps / 20 > 0 ? steps / 20 : 1 )) --export-gpu-run="$out/run-seed$seed"
-for recipe in $recipes; do
-  rm -rf "${out:?}/$recipe"
+for entry in $recipes; do
+  name=${entry%%=*}
+  recipe=${entry#*=}
+  rm -rf "${out:?}/$name"
   build/bin/mxfp4-run compile --preset="$out/pilot.json" --recipe="$recipe" \
-    --target=sm_90a --out-dir="$out/$recipe" > /dev/null
-  rm -f "$out/$recipe/kernels.mlir" "$out/$recipe/kernels.ptx"
-  echo "$recipe" >> "$out/recipes.txt"
+    --target=sm_90a --out-dir="$out/$name" > /dev/null
+  rm -f "$out/$name/kernels.mlir" "$out/$name/kernels.ptx"
+  echo "$name" >> "$out/recipes.txt"
 done
 du -sh "$out"

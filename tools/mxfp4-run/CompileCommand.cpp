@@ -21,10 +21,13 @@
 #include "mxfp4/API/LlamaModel.h"
 #include "mxfp4/API/Sm90a.h"
 #include "mxfp4/Runtime/AtomicFile.h"
+#include "mxfp4/Train/Commit.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -120,6 +123,22 @@ writeOutDir(llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> files) {
   return llvm::Error::success();
 }
 
+/// compiled.json: what produced the files of --out-dir (the compiler's
+/// commit, the target, the recipe and the program), which the runtimes copy
+/// into every run's metrics.
+static std::string describeCompilation(llvm::StringRef target) {
+  llvm::json::Object o{{"commit", getBuildCommit()},
+                       {"target", target},
+                       {"recipe", compileRecipe.getValue()}};
+  if (compileFile.empty())
+    o["model"] = compilePreset.getValue();
+  else
+    o["program"] = compileFile.getValue();
+  if (target == "sm_90a")
+    o["gemm_precision"] = compileGemmPrecision.getValue();
+  return llvm::formatv("{0:2}\n", llvm::json::Value(std::move(o))).str();
+}
+
 static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
   auto fail = reportError;
   Gfx950CompileOptions options;
@@ -136,7 +155,9 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
       artifact->codeObject.size());
   if (llvm::Error error = writeOutDir({{"kernels.hsaco", object},
                                        {"kernels.s", artifact->assembly},
-                                       {"kernels.mlir", artifact->kernelIR}}))
+                                       {"kernels.mlir", artifact->kernelIR},
+                                       {"compiled.json",
+                                        describeCompilation("gfx950")}}))
     return fail(std::move(error));
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->assembly))
@@ -181,7 +202,9 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
   if (llvm::Error error = writeOutDir({{"kernels.cubin", cubin},
                                        {"kernels.ptx", artifact->ptx},
                                        {"kernels.mlir", artifact->kernelIR},
-                                       {"plan.txt", artifact->plan}}))
+                                       {"plan.txt", artifact->plan},
+                                       {"compiled.json",
+                                        describeCompilation("sm_90a")}}))
     return fail(std::move(error));
   // Last: without a linker the plan-based artifact above is still complete.
   if (!compileOutDir.empty()) {
