@@ -23,11 +23,14 @@ struct AnnotateRolesPass
   using Base::Base;
 
   void runOnOperation() override {
-    for (const LinearGemm &gemm :
-         findLinearGemms(getOperation(), /*infer=*/true, includeLmHead))
+    LinearGemms found =
+        findLinearGemms(getOperation(), /*infer=*/true, includeLmHead);
+    for (const LinearGemm &gemm : found.gemms)
       if (gemm.inferred)
         gemm.op->setAttr(kGemmAttrName, GemmAttr::get(&getContext(),
                                                       gemm.role, gemm.layer));
+    for (const UnclassifiedContraction &rest : found.unclassified)
+      rest.op->emitRemark(rest.message() + ": left in high precision");
   }
 };
 

@@ -118,8 +118,22 @@ void ApplyRecipePass::runOnOperation() {
   forwardInputs.clear();
   telemetry.clear();
 
-  SmallVector<LinearGemm> gemms =
+  LinearGemms found =
       findLinearGemms(function, recipe.inferRoles, recipe.includeLmHead);
+  // Contractions of parameters that get no role stay in high precision: a
+  // remark says so, or, under require-roles, an error stops the pass before
+  // anything is rewritten.
+  for (const UnclassifiedContraction &rest : found.unclassified) {
+    if (requireRoles)
+      rest.op->emitError(rest.message() +
+                         ": require-roles does not let it stay in high "
+                         "precision");
+    else
+      rest.op->emitRemark(rest.message() + ": left in high precision");
+  }
+  if (requireRoles && !found.unclassified.empty())
+    return signalPassFailure();
+  SmallVector<LinearGemm> &gemms = found.gemms;
   // Fprops first, so a Wgrad can find its layer's forward input.
   SmallVector<LinearGemm> ordered;
   for (bool fprop : {true, false})
@@ -195,15 +209,23 @@ LogicalResult ApplyRecipePass::returnTelemetry(func::FuncOp function) {
 
 LogicalResult ApplyRecipePass::rewrite(const LinearGemm &gemm, Value step,
                                        llvm::StringMap<int> &uses) {
-  linalg::MatmulOp op = gemm.op;
   const RoleRecipe &r = recipe.role(gemm.role);
   if (!r.lhs.fp4 && !r.rhs.fp4 && !r.hadamard)
     return success();
   std::string role = stringifyGemmRole(gemm.role).str();
+  Operation *at = gemm.op;
   auto fail = [&](const llvm::Twine &message) {
-    return op.emitError("recipe cannot rewrite the ")
+    return at->emitError("recipe cannot rewrite the ")
            << role << " GEMM of '" << gemm.layer << "': " << message;
   };
+  // Other frontends' forms (generics, batch matmuls of a broadcast weight,
+  // reshaped activations, W on the left) as a 2-D matmul first.
+  std::string why;
+  FailureOr<linalg::MatmulOp> normalized = normalizeLinearGemm(gemm, why);
+  if (failed(normalized))
+    return fail(why);
+  linalg::MatmulOp op = *normalized;
+  at = op;
 
   // The contraction in canonical form: A[M, R] * B[N, R]^T.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();

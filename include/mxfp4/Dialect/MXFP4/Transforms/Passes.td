@@ -96,7 +96,10 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"recipeText", "recipe", "std::string", /*default=*/"\"bf16\"",
-           "A preset name or recipe settings (docs/Recipes.md)">
+           "A preset name or recipe settings (docs/Recipes.md)">,
+    Option<"requireRoles", "require-roles", "bool", /*default=*/"false",
+           "Fail, with an error at each, if a contraction that reads a "
+           "parameter (or is shaped like a weight gradient) gets no role">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
