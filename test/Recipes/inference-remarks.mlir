@@ -73,7 +73,7 @@ func.func @convolution(%x: tensor<1x66x32xf32>, %w: tensor<3x32x64xf32> {mxfp4.p
   %c0 = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x64x64xf32>
   %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<1x64x64xf32>) -> tensor<1x64x64xf32>
-  // expected-remark @+1 {{contraction not classified as a linear layer's GEMM (reads parameter "conv.weight" in a contraction whose indexing maps are not permutations): left in high precision}}
+  // expected-remark @+1 {{contraction not classified as a linear layer's GEMM (reads parameter "conv.weight" in a contraction whose indexing maps are not a matrix product's): left in high precision}}
   %y = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%x, %w : tensor<1x66x32xf32>, tensor<3x32x64xf32>) outs(%z : tensor<1x64x64xf32>) -> tensor<1x64x64xf32>
   return %y : tensor<1x64x64xf32>
 }

@@ -429,9 +429,10 @@ std::optional<ParameterGemm> classifyParameterGemm(const Contraction &c,
     return std::nullopt;
   unsigned p = names[0] ? 0 : 1;
   std::string reads = "reads parameter " + quoted(names[p].getValue());
-  auto type = cast<RankedTensorType>(c.views[p].root.getType());
-  if (type.getRank() != 2) {
-    why = reads + " of rank " + std::to_string(type.getRank()) +
+  auto type = dyn_cast<RankedTensorType>(c.views[p].root.getType());
+  if (!type || type.getRank() != 2) {
+    why = reads + (type ? " of rank " + std::to_string(type.getRank())
+                        : std::string(" of unranked type")) +
           "; linear layers have 2-D weights";
     return std::nullopt;
   }
@@ -575,7 +576,7 @@ LinearGemms mlir::mxfp4::findLinearGemms(func::FuncOp function, bool infer,
         if (name && !excludedName(name)) {
           unclassified(op, "reads parameter " + quoted(name.getValue()) +
                                " in a contraction whose indexing maps are "
-                               "not permutations");
+                               "not a matrix product's");
           break;
         }
       }
@@ -708,21 +709,23 @@ public:
   ViewBuilder(Operation *gemm) : gemm(gemm), dominance(gemm->getParentOp()) {}
 
   Value transpose(Value value, ArrayRef<int64_t> permutation) {
-    for (Operation *user : value.getUsers())
-      if (auto t = dyn_cast<linalg::TransposeOp>(user))
-        if (t.getInput() == value && t.getPermutation() == permutation &&
-            dominance.properlyDominates(t.getOperation(), gemm))
-          return t->getResult(0);
+    if (Operation *existing = first(value, [&](Operation *user) {
+          auto t = dyn_cast<linalg::TransposeOp>(user);
+          return t && t.getInput() == value &&
+                 t.getPermutation() == permutation;
+        }))
+      return existing->getResult(0);
     OpBuilder b = afterDefinition(value);
     return transposeHere(b, value.getLoc(), value, permutation);
   }
 
   Value collapse(Value value, ArrayRef<ReassociationIndices> groups) {
-    for (Operation *user : value.getUsers())
-      if (auto c = dyn_cast<tensor::CollapseShapeOp>(user))
-        if (c.getSrc() == value && c.getReassociationIndices() == groups &&
-            dominance.properlyDominates(c.getOperation(), gemm))
-          return c.getResult();
+    if (Operation *existing = first(value, [&](Operation *user) {
+          auto c = dyn_cast<tensor::CollapseShapeOp>(user);
+          return c && c.getSrc() == value &&
+                 c.getReassociationIndices() == groups;
+        }))
+      return existing->getResult(0);
     OpBuilder b = afterDefinition(value);
     return tensor::CollapseShapeOp::create(b, value.getLoc(), value, groups);
   }
@@ -741,6 +744,18 @@ public:
   }
 
 private:
+  /// The first of the users of `value` that `equal` accepts and that
+  /// dominate the GEMM, or null. The first, because the contraction
+  /// analysis reads a collapse_shape as the first equal one of its block.
+  Operation *first(Value value, llvm::function_ref<bool(Operation *)> equal) {
+    Operation *best = nullptr;
+    for (Operation *user : value.getUsers())
+      if (equal(user) && dominance.properlyDominates(user, gemm) &&
+          (!best || dominance.properlyDominates(user, best)))
+        best = user;
+    return best;
+  }
+
   OpBuilder afterDefinition(Value value) {
     OpBuilder b(gemm->getContext());
     if (Operation *def = value.getDefiningOp())
