@@ -17,23 +17,44 @@ def AnnotateRolesPass : Pass<"mxfp4-annotate-roles", "::mlir::func::FuncOp"> {
     as `mxfp4.gemm` attributes, so a graph from a frontend that knows nothing
     of roles can be inspected, edited and then quantized. Tagged contractions
     are kept; untagged ones get a tag when the rules of docs/Recipes.md
-    ("Roles") decide, and a remark when they are ambiguous.
+    ("Roles") decide. The analysis reads the GEMMs as other frontends write
+    them: `linalg.matmul` in any of its four transposition forms (MLIR 22's
+    replacement for `matmul_transpose_a/b`) with the weight on either side,
+    `linalg.generic` and `linalg.contract` mul/add contractions with
+    permuted maps, `linalg.batch_matmul` of a weight broadcast over the
+    batch, and operands seen through casts, `linalg.transpose`,
+    `tensor.collapse_shape`/`expand_shape` and broadcasts. The tag goes on
+    the contraction as written; `mxfp4-apply-recipe` rewrites it.
+
+    A contraction that reads a parameter (through those views), or whose
+    result is shaped like one, and gets no role is named in a remark that
+    says why, e.g.
+    `remark: contraction not classified as a linear layer's GEMM (reads
+    parameter "experts.weight" of rank 3; linear layers have 2-D weights)`.
 
     Example:
 
     ```mlir
     // Before
     func.func @f(%x: tensor<64x128xf32>,
-                 %w: tensor<32x128xf32> {mxfp4.parameter = "mlp.up_proj.weight"})
-        -> tensor<64x32xf32> {
+                 %w: tensor<32x128xf32> {mxfp4.parameter = "mlp.up_proj.weight"},
+                 %dy: tensor<64x32xf32>) -> ... {
       %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
           affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
           ins(%x, %w : ...) outs(%zero : tensor<64x32xf32>) -> tensor<64x32xf32>
+      %dyt = linalg.transpose ins(%dy : tensor<64x32xf32>)
+          outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+      %dw = linalg.matmul ins(%dyt, %x : tensor<32x64xf32>, tensor<64x128xf32>)
+          outs(%zero2 : tensor<32x128xf32>) -> tensor<32x128xf32>
       ...
     // After
       %y = linalg.matmul indexing_maps = [...]
           {mxfp4.gemm = #mxfp4.gemm<fprop, "mlp.up_proj">} ins(%x, %w : ...) ...
+      %dw = linalg.matmul {mxfp4.gemm = #mxfp4.gemm<wgrad, "mlp.up_proj">}
+          ins(%dyt, %x : ...) ...
     ```
+    The Wgrad is found because the function's Dgrad (elided) reads %dy and
+    its Fprop %x, along the axes a Wgrad keeps.
   }];
   let options = [
     Option<"includeLmHead", "lm-head", "bool", /*default=*/"false",
@@ -48,10 +69,17 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
                 "scaled_matmul as a recipe says";
   let description = [{
     For every linear-layer GEMM (tagged with `mxfp4.gemm`, or found by the
-    role analysis), applies the recipe's choices for its role:
-    both operands are put in canonical K-major form (a `linalg.transpose` of
-    the high-precision tensor where the GEMM reduces over its first axis:
-    W for Dgrad, dY and X for Wgrad), rotated with the same `mxfp4.hadamard`
+    role analysis of `mxfp4-annotate-roles`), applies the recipe's choices
+    for its role. A GEMM written in another frontend's form (a generic, a
+    batch matmul of a broadcast weight, 3-D activations, the weight on the
+    left) is first rewritten as a 2-D `linalg.matmul`: transposes folded
+    into its maps, a broadcast batch dropped, operands collapsed to
+    [tokens, features], and the product expanded and transposed back into
+    the original result, so every form gets the canonical form's quantized
+    GEMM, bit for bit. Then both operands are put in canonical K-major
+    form (a `linalg.transpose` of the high-precision tensor where the GEMM
+    reduces over its first axis: W for Dgrad, dY and X for Wgrad), rotated
+    with the same `mxfp4.hadamard`
     (same size, kind, seed and step, so the rotations cancel), quantized along
     the reduction axis with each operand's scale rule and rounding, and
     multiplied with `mxfp4.scaled_matmul`. An operand left in high precision
@@ -77,6 +105,14 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
     e.g. `recipe=fp4-all-dht16` or
     `recipe="fp4-all,wgrad.hadamard=deterministic,wgrad.hadamard_size=32"`.
 
+    Contractions that read a parameter, or are shaped like a weight
+    gradient, and get no role stay in high precision with a remark naming
+    them and why (see `mxfp4-annotate-roles`); with `require-roles=true`
+    each is an error instead and the pass fails before it rewrites
+    anything, so a graph cannot silently train part of its linear layers in
+    f32. LM-head and embedding parameters are left out by choice unless the
+    recipe has `lm_head=true`, and never reported.
+
     Example (`recipe=fp4-all-dht16`, the Fprop of one layer):
 
     ```mlir
@@ -92,6 +128,27 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
     %b, %bs = mxfp4.quantize %hw axis = 1 : ...
     %y = mxfp4.scaled_matmul %a scale %as, %b scale %bs
         {mxfp4.gemm = #mxfp4.gemm<fprop, "l0">} : ... -> tensor<64x32xf32>
+    ```
+
+    Example (`recipe=fp4-all-dht16`, an untagged Wgrad written as a
+    transpose of dY and a plain matmul, after `--canonicalize --cse`):
+
+    ```mlir
+    // Before
+    %dyt = linalg.transpose ins(%dy : tensor<256x1024xf32>)
+        outs(%e : tensor<1024x256xf32>) permutation = [1, 0]
+    %dw = linalg.matmul ins(%dyt, %x : tensor<1024x256xf32>, tensor<256x512xf32>)
+        outs(%zero : tensor<1024x512xf32>) -> tensor<1024x512xf32>
+    // After: what the canonical (k,m),(k,n) Wgrad gives; dY^T and X^T are
+    // rotated and quantized along the tokens
+    %dyt = linalg.transpose ins(%dy : tensor<256x1024xf32>) ... permutation = [1, 0]
+    %xt = linalg.transpose ins(%x : tensor<256x512xf32>) ... permutation = [1, 0]
+    %hg = mxfp4.hadamard %dyt axis = 1 size = 16 : tensor<1024x256xf32>
+    %g, %gs = mxfp4.quantize %hg axis = 1 : ... -> tensor<1024x256xf4E2M1FN>, ...
+    %hx = mxfp4.hadamard %xt axis = 1 size = 16 : tensor<512x256xf32>
+    %q, %qs = mxfp4.quantize %hx axis = 1 : ... -> tensor<512x256xf4E2M1FN>, ...
+    %dw = mxfp4.scaled_matmul %g scale %gs, %q scale %qs
+        {mxfp4.gemm = #mxfp4.gemm<wgrad, "layers.0.w">} : ... -> tensor<1024x512xf32>
     ```
   }];
   let options = [
