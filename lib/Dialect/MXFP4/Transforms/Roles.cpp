@@ -845,7 +845,37 @@ mlir::mxfp4::normalizeLinearGemm(const LinearGemm &gemm, std::string &why) {
       SmallVector<int64_t> dropped(c.dropped[i]);
       llvm::sort(dropped);
       auto broadcast = value.getDefiningOp<linalg::BroadcastOp>();
-      if (broadcast && llvm::equal(broadcast.getDimensions(), dropped)) {
+      // A generic that only broadcasts exactly those dimensions (and maybe
+      // transposes, as torch-mlir writes a weight's expand): its input,
+      // each dimension read along the loop of the result dimension it
+      // fills.
+      SmallVector<unsigned> copied;
+      if (auto generic = value.getDefiningOp<linalg::GenericOp>()) {
+        std::optional<SmallVector<std::optional<unsigned>>> source =
+            copyGenericDims(generic);
+        Value input = generic.getDpsInputs()[0];
+        auto inputType = cast<RankedTensorType>(input.getType());
+        if (source && inputType.getElementType() ==
+                          cast<RankedTensorType>(value.getType())
+                              .getElementType()) {
+          copied.assign(inputType.getRank(), ~0u);
+          for (auto [d, from] : llvm::enumerate(*source))
+            if (from && !llvm::is_contained(dropped, int64_t(d)))
+              copied[*from] = loops[d];
+          if (llvm::count(copied, ~0u) != 0 ||
+              int64_t(source->size()) - llvm::count(*source, std::nullopt) !=
+                  int64_t(loops.size() - dropped.size()) ||
+              llvm::any_of(dropped,
+                           [&](int64_t d) { return (*source)[d].has_value(); }))
+            copied.clear();
+          else
+            value = input;
+        }
+      }
+      if (!copied.empty()) {
+        loops = copied;
+      } else if (broadcast &&
+                 llvm::equal(broadcast.getDimensions(), dropped)) {
         value = broadcast.getInput();
       } else {
         // Any one element along a broadcast dimension is all of them.
@@ -864,11 +894,13 @@ mlir::mxfp4::normalizeLinearGemm(const LinearGemm &gemm, std::string &why) {
             b, loc, RankedTensorType::get(shape, type.getElementType()), value,
             offsets, sizes, strides);
       }
-      SmallVector<unsigned> kept;
-      for (auto [pos, loop] : llvm::enumerate(loops))
-        if (!llvm::is_contained(c.dropped[i], int64_t(pos)))
-          kept.push_back(loop);
-      loops = kept;
+      if (copied.empty()) {
+        SmallVector<unsigned> kept;
+        for (auto [pos, loop] : llvm::enumerate(loops))
+          if (!llvm::is_contained(c.dropped[i], int64_t(pos)))
+            kept.push_back(loop);
+        loops = kept;
+      }
     }
     SmallVector<unsigned> ownFirst(own[i]), reductionFirst(reduction);
     llvm::append_range(ownFirst, reduction);
