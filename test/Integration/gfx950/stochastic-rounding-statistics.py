@@ -1,0 +1,21 @@
+# On the gfx950 emulator (the kernels' own IR, lane by lane): stochastic
+# rounding through the quantize groups the training step is made
+# of (fused SwiGLU / norm producers, row jobs in nearest_even with stochastic
+# column jobs, both jobs stochastic, a rotated column job; ragged and whole
+# shapes), judged by its statistics over 64 counters: unbiased per element
+# and overall, independent across neighbouring elements, rows, counters and
+# jobs (test/Integration/lib/sr_statistics.py says how, with bounds from the
+# sample sizes). The CPU runs the same in
+# cpu/stochastic_rounding_statistics.py, sm_90a in scripts/gpu (CASES=sr).
+# RUN: %PYTHON %s mxfp4-run %t gfx950-emulator | FileCheck %s
+# CHECK-NOT: FAIL
+# CHECK: sr statistics: {{[0-9]+}} checks, 0 failed
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import sr_statistics  # noqa: E402
+
+report = sr_statistics.run_target(*sys.argv[1:4])
+sys.exit(1 if report.failed else 0)
