@@ -23,10 +23,14 @@ Cases:
   fp4-all-dht16, with the high-precision GEMMs in f32 (the CPU's numerics)
   and on bf16 tensor cores (PyTorch autocast's);
 - 40 training steps of the micro model on the GPU (the runtime's --train
-  loop) against the CPU trainer's run with the same seed.
+  loop) against the CPU trainer's run with the same seed;
+- stochastic rounding's statistics through the quantize groups of the
+  training step (test/Integration/lib/sr_statistics.py): run.sh calls the
+  program once for each of 256 counters, compare.py runs the checker on the
+  results and compares two counters' with the CPU's.
 Usage: [CASES=GROUP,...] cases.py OUT_DIR MXFP4_RUN
-GROUP is one of quantize, gemm, contraction, step, attention, train (all by
-default): a subset keeps a check under the device tool's 64 MiB carry.
+GROUP is one of quantize, gemm, contraction, step, attention, train, sr (all
+by default): a subset keeps a check under the device tool's 64 MiB carry.
 """
 import concurrent.futures
 import json
@@ -41,13 +45,14 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
                                 "Integration", "lib"))
 import harness  # noqa: E402
+import sr_statistics  # noqa: E402
 from composites import composite_module  # noqa: E402
 
 out, tool = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(90)
 T = harness.tensor_type
 manifest = []
-GROUPS = {"quantize", "gemm", "contraction", "step", "attention", "train"}
+GROUPS = {"quantize", "gemm", "contraction", "step", "attention", "train", "sr"}
 groups = set(os.environ.get("CASES", ",".join(GROUPS)).split(","))
 if not groups <= GROUPS:
     sys.exit(f"cases.py: unknown CASES group(s) {sorted(groups - GROUPS)}; "
@@ -207,6 +212,39 @@ for i, (m, n, k, result, acc) in enumerate(wanted("gemm", GEMM_CASES)):
     if acc:
         inputs.append(rng.standard_normal((m, n)).astype(np.float32))
     add_case(f"gemm{i}", gemm_module(m, n, k, result, acc), "mm", inputs, 1, "1e-5")
+
+
+# --- Stochastic rounding's statistics: the quantize groups of the training
+# step (fused producers, nearest_even row jobs with stochastic column jobs,
+# both stochastic, rotated; ragged, whole and gathered shapes) for 256
+# counters, one call each (run.sh reads counters.txt). The checker
+# (sr_statistics.py, NumPy) runs on the GPU machine; the CPU's bits of the
+# first counter of each half travel along. ---------------------------------
+if "sr" in groups:
+    suite = sr_statistics.Suite("gpu")
+    case = os.path.join(out, "sr")
+    os.makedirs(case, exist_ok=True)
+    with open(f"{case}/case.mlir", "w") as f:
+        f.write(suite.mlir)
+    subprocess.run([tool, "compile", f"{case}/case.mlir", "--target=sm_90a",
+                    f"--out-dir={case}"], check=True, stdout=subprocess.DEVNULL)
+    for listing in ("kernels.mlir", "kernels.ptx"):
+        os.remove(f"{case}/{listing}")
+    args = []
+    for i, a in enumerate(suite.inputs):
+        np.save(f"{case}/in{i}.npy", a)
+        args.append(f"--input=@in{i}.npy")
+    calls = suite.counters + [suite.counters[0]]
+    with open(f"{case}/counters.txt", "w") as f:
+        f.write("".join(f"{c}\n" for c in calls))
+    cpu = [0, len(suite.counters) // 2]
+    json.dump({"profile": "gpu", "cpu": cpu}, open(f"{case}/sr.json", "w"))
+    for k in cpu:
+        subprocess.run([tool, "exec", f"{case}/case.mlir", "--function=sr"]
+                       + [a.replace("@", f"@{case}/") for a in args] + [f"--input={calls[k]}"]
+                       + [f"--output=@{case}/cpu-{k}-{i}.npy" for i in range(len(suite.jobs))],
+                       check=True, stdout=subprocess.DEVNULL)
+    manifest.append(f"sr sr {len(suite.jobs)} sr {' '.join(args)}")
 
 
 # --- High-precision contractions on bf16 tensor cores: every transposition,

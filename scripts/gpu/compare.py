@@ -19,6 +19,11 @@ CPU's, by the case's tolerance:
   under an MXFP4 recipe (whose quantizations flip on last-bit differences
   and then follow their own trajectory) or with bf16 tensor-core GEMMs
   and attention.
+- sr: stochastic rounding's statistics over the calls of counters.txt
+  (test/Integration/lib/sr_statistics.py: unbiased, independent across
+  elements, rows, counters and jobs; bounds from the sample sizes), and two
+  counters' results against the CPU's (bit for bit where the quantized
+  tensor is exact).
 Prints one line a case and exits 1 if any fails."""
 import glob
 import json
@@ -27,6 +32,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
+                                "Integration", "lib"))
+import sr_statistics  # noqa: E402
 
 
 def bf16(a):
@@ -37,6 +45,12 @@ check = sys.argv[1]
 failed = 0
 for line in open(f"{check}/cases.txt"):
     name, function, results, tolerance = line.split()[:4]
+    if tolerance == "sr":
+        bad = sr_statistics.check_dir(f"{check}/{name}", "gpu")
+        failed += bad > 0
+        print(f"{'ok  ' if not bad else 'FAIL'} {name} @{function}: stochastic rounding "
+              f"statistics{f', {bad} checks failed' if bad else ''}")
+        continue
     if function == "train":
         def losses(path):
             records = [json.loads(l) for l in open(path) if l.strip()]

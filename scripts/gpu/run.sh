@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The NVIDIA GPU check (on the GPU machine, after scripts/gpu/prepare.sh
 # here): builds the LLVM-free plan runner, runs every case of
-# gpu-check/cases.txt on the GPU and compares its results with the CPU's,
+# gpu-check/cases.txt on the GPU and compares its results with the CPU's
+# (the stochastic rounding case: one call a counter, then its statistics),
 # and two cases through their host libraries with the plan's.
 # Needs CMake, a C++ compiler, the NVIDIA driver and NumPy; no LLVM.
 set -euo pipefail
@@ -13,6 +14,20 @@ while read -r name function results tolerance args; do
   if [ "$function" = train ]; then
     (cd "gpu-check/$name" && /tmp/mxfp4-build-cuda/mxfp4-cuda-run train plan.txt \
        kernels.cubin --run=run --out=. | tail -5)
+    continue
+  fi
+  if [ "$tolerance" = sr ]; then
+    # Stochastic rounding's statistics: one call a counter of counters.txt,
+    # the results of call k in gpu-<k>-<i>.npy (compare.py checks them).
+    (cd "gpu-check/$name" && k=0 &&
+     while read -r counter; do
+       /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
+         --function="$function" --repeat=0 $args --input="$counter" \
+         $(for i in $(seq 0 $((results - 1))); do echo "--output=@gpu-$k-$i.npy"; done) \
+         < /dev/null || exit 1
+       k=$((k + 1))
+     done < counters.txt
+     echo "$name: $k calls")
     continue
   fi
   outputs=""
