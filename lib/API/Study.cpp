@@ -34,8 +34,11 @@ llvm::ArrayRef<StringRef> mlir::mxfp4::getDefaultStudyRecipes() {
   return defaultRecipes;
 }
 
+/// The final eval loss; a run that diverged has none (its last evaluation
+/// may be of a step before it).
 static double finalLoss(const TrainReport &report) {
-  return report.evals.empty() ? NAN : report.evals.back().loss;
+  return report.evals.empty() || report.divergence ? NAN
+                                                   : report.evals.back().loss;
 }
 
 /// Averages telemetry rows ("layer/role/operand") per role.
@@ -85,20 +88,34 @@ static std::string formatTable(const StudyReport &report,
      << "'s loss at 75% | Fprop clip / flush / SQNR | Dgrad clip / flush / "
         "SQNR | Wgrad clip / flush / SQNR | tokens/s |\n";
   os << "|---|---|---|---|---|---|---|---|\n";
+  const std::vector<RunOutcome> &baselines = report.rows.front().runs;
   for (const StudyRow &row : report.rows) {
     os << "| " << row.recipe << " | ";
-    os << (row.diverged ? std::string("diverged")
-                        : llvm::formatv("{0:F4}", row.finalLoss).str());
+    // The cells that say a run diverged or does not converge are the CUDA
+    // runtime's (runtime/cuda/study_table.cpp), from one place.
+    std::string diverged = describeDivergedRuns(row.runs, options.seeds);
+    std::string dnc =
+        describeDnc(row.runs, baselines, options.dncThreshold);
+    if (!diverged.empty())
+      os << diverged;
+    else if (std::isfinite(row.finalLoss))
+      os << llvm::formatv("{0:F4}", row.finalLoss);
+    else
+      os << "-";
     os << " | ";
     if (&row == &report.rows.front())
       os << "(baseline)";
+    else if (!std::isfinite(row.gap))
+      os << "-";
     else {
       os << llvm::format("%+.4f", row.gap);
       if (report.noise && std::fabs(row.gap) <= *report.noise)
         os << " (within noise)";
     }
     os << " | ";
-    if (&row == &report.rows.front())
+    if (!dnc.empty())
+      os << dnc;
+    else if (&row == &report.rows.front())
       os << "(baseline)";
     else if (row.extraTokensFraction)
       os << llvm::format("%+.1f%%", 100 * *row.extraTokensFraction);
@@ -124,9 +141,15 @@ static std::string formatTable(const StudyReport &report,
                         "size or less are within noise.\n",
                         options.recipes.front(), options.seeds[0],
                         options.seeds[1], *report.noise);
+  else if (options.seeds.size() >= 2)
+    os << "Noise level: unknown (" << options.recipes.front()
+       << " did not end with a finite eval loss on both seeds).\n";
   else
     os << "Noise level: unknown (one seed); run with two seeds to measure "
           "it.\n";
+  os << describeDncRule(options.dncThreshold, options.recipes.front(),
+                        "final held-out eval loss")
+     << "\n";
   os << "Gaps are paired (each recipe against the baseline of the same "
         "seed, same initial weights and data order), averaged over seeds. "
         "Telemetry is averaged over the quantizations of each role and over "
@@ -169,6 +192,14 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
       llvm::Expected<TrainReport> run = train(runOptions, &*compiled);
       if (!run)
         return run.takeError();
+      // A run that diverged is a result of the study, which goes on.
+      if (run->divergence && runOptions.progress)
+        llvm::errs() << "== " << recipe << ", seed " << seed << ": "
+                     << formatDivergenceError(run->divergence->step,
+                                              run->divergence->reason,
+                                              run->divergence->checkpointStep,
+                                              run->checkpointPath)
+                     << "\n";
       if (run->interrupted)
         return llvm::createStringError("study interrupted during " + recipe +
                                        ", seed " + std::to_string(seed));
@@ -179,8 +210,11 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
   size_t seeds = options.seeds.size();
   double step75 = 0.75 * static_cast<double>(report.steps);
   const std::vector<TrainReport> &baseline = runs.front();
-  if (seeds >= 2)
-    report.noise = std::fabs(finalLoss(baseline[0]) - finalLoss(baseline[1]));
+  if (seeds >= 2) {
+    double noise = std::fabs(finalLoss(baseline[0]) - finalLoss(baseline[1]));
+    if (std::isfinite(noise))
+      report.noise = noise;
+  }
   for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
     StudyRow row;
     row.recipe = recipe;
@@ -191,7 +225,12 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     for (size_t s = 0; s < seeds; ++s) {
       const TrainReport &run = runs[r][s];
       double loss = finalLoss(run);
-      row.diverged |= !std::isfinite(loss);
+      RunOutcome outcome;
+      if (run.divergence)
+        outcome.divergedAt = run.divergence->step;
+      outcome.finalLoss = loss;
+      row.runs.push_back(outcome);
+      row.diverged |= run.divergence.has_value();
       row.finalLoss += loss / seeds;
       row.gap += (loss - finalLoss(baseline[s])) / seeds;
       row.tokensPerSecond += run.tokensPerSecond / seeds;
@@ -207,6 +246,11 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     if (reached == static_cast<int>(seeds))
       row.extraTokensFraction = extra;
     row.telemetry = telemetryByRole(telemetry);
+    const std::vector<RunOutcome> &baselines =
+        r == 0 ? row.runs : report.rows.front().runs;
+    for (size_t s = 0; s < seeds; ++s)
+      row.dncRuns +=
+          doesNotConverge(row.runs[s], baselines[s], options.dncThreshold);
     report.rows.push_back(row);
   }
   report.table = formatTable(report, options);
@@ -237,10 +281,18 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
                          {"telemetry", std::move(roles)}};
     if (row.extraTokensFraction)
       o["extra_tokens_fraction"] = *row.extraTokensFraction;
+    llvm::json::Array divergedAt;
+    for (const RunOutcome &run : row.runs)
+      divergedAt.push_back(run.divergedAt ? llvm::json::Value(*run.divergedAt)
+                                          : llvm::json::Value(nullptr));
+    o["diverged_at_step"] = std::move(divergedAt);
+    o["dnc_runs"] = row.dncRuns;
     rowsJson.push_back(std::move(o));
   }
   llvm::json::Object json{{"steps", report.steps},
                           {"tokens_per_step", report.tokensPerStep},
+                          {"seeds", llvm::json::Array(options.seeds)},
+                          {"dnc_threshold", options.dncThreshold},
                           {"rows", std::move(rowsJson)}};
   if (report.noise)
     json["noise"] = *report.noise;

@@ -14,6 +14,7 @@
 #include "mxfp4/Runtime/AtomicFile.h"
 #include "mxfp4/Runtime/Npy.h"
 #include "mxfp4/Train/Checkpoint.h"
+#include "mxfp4/Train/Convergence.h"
 #include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Train/Plot.h"
 #include "mxfp4/Train/Progress.h"
@@ -91,6 +92,11 @@ private:
   llvm::Error restore(const Checkpoint &saved);
   llvm::Error evaluate(int64_t step);
   llvm::Error checkpoint(int64_t step);
+  /// Checkpoints `step` unless a parameter or moment is not finite, which
+  /// is the run diverging at `step`.
+  llvm::Error save(int64_t step);
+  /// Records that the run diverged at `step`; the loop stops.
+  llvm::Error diverge(int64_t step, std::string reason);
   llvm::Error drawPlot();
   void fillTrainBatch(int64_t step, HostArray &tokens) const;
   void message(const llvm::Twine &text) {
@@ -110,6 +116,8 @@ private:
   std::optional<MetricsLog> metrics;
   std::optional<ProgressLine> progress;
   int64_t startStep = 0;
+  /// The step of the checkpoint in the run folder, if there is one.
+  std::optional<int64_t> savedStep;
   std::vector<std::vector<double>> telemetrySums;
   int64_t telemetrySteps = 0;
 };
@@ -299,6 +307,15 @@ static llvm::Expected<Checkpoint> readCompatibleCheckpoint(
   if (!step || !seed || !recipe)
     return createStringError("cannot resume '" + dir +
                              "': trainer_state.json lacks step, seed or recipe");
+  // Checkpoints are only written with finite values (Convergence.h); one
+  // that is not finite came from elsewhere and would train on NaNs.
+  for (const std::vector<NamedArray> *arrays :
+       {&saved->params, &saved->optimizerState})
+    for (const NamedArray &array : *arrays)
+      if (array.array.dtype == DType::Float32 &&
+          !isFiniteF32(array.array.bytes.data(), array.array.bytes.size()))
+        return createStringError("cannot resume '" + dir + "': tensor '" +
+                                 array.name + "' is not finite");
   if (static_cast<uint64_t>(*seed) != options.seed)
     return mismatch("seed", llvm::Twine(*seed), llvm::Twine(options.seed));
   if (*recipe != options.recipe)
@@ -347,9 +364,27 @@ llvm::Error Run::restore(const Checkpoint &saved) {
   if (llvm::Error error = load(saved.optimizerState, 2 * n, ".exp_avg_sq"))
     return error;
   startStep = step;
+  savedStep = step;
   // The curve so far, for the plot and the report.
   if (llvm::Expected<std::vector<llvm::json::Object>> records =
           readMetrics(options.outDir + "/metrics.jsonl")) {
+    // A run that diverged resumes from its last finite checkpoint and runs
+    // the steps after it again: said, not silent.
+    std::optional<int64_t> diverged;
+    std::string reason;
+    for (const llvm::json::Object &r : *records) {
+      std::optional<int64_t> s = r.getInteger("step");
+      if (s && *s > startStep && !diverged && recordsDivergence(r))
+        diverged = *s;
+      if (s && s == diverged)
+        if (std::optional<llvm::StringRef> why = r.getString(getDivergedKey()))
+          reason = ": " + why->str();
+    }
+    // Before the progress line exists, so straight to stderr.
+    if (diverged && options.progress)
+      llvm::errs() << "note: this run diverged at step " << *diverged << reason
+                   << "; resuming from its checkpoint of step " << startStep
+                   << "\n";
     for (const llvm::json::Object &r : *records) {
       std::optional<int64_t> s = r.getInteger("step");
       if (!s || *s > startStep)
@@ -413,9 +448,31 @@ llvm::Error Run::checkpoint(int64_t step) {
   if (llvm::Error error = writeCheckpoint(report.checkpointPath, config,
                                           weights, moments, state))
     return error;
+  savedStep = step;
   message("saved checkpoint of step " + llvm::Twine(step) + " to " +
           report.checkpointPath);
   return llvm::Error::success();
+}
+
+llvm::Error Run::save(int64_t step) {
+  MutableArrayRef<HostArray> inputs = stepCall->getInputs();
+  size_t n = params.size();
+  for (size_t i = 0; i < 3 * n; ++i)
+    if (!isFiniteF32(inputs[i].bytes.data(), inputs[i].bytes.size()))
+      return diverge(step, describeNonFiniteTensor(
+                               params[i % n].name +
+                               (i < n       ? ""
+                                : i < 2 * n ? ".exp_avg"
+                                            : ".exp_avg_sq")));
+  return checkpoint(step);
+}
+
+llvm::Error Run::diverge(int64_t step, std::string reason) {
+  report.divergence = Divergence{step, reason, savedStep};
+  return metrics->append(
+      llvm::json::Object{{"step", step},
+                         {"tokens", step * config.getTokensPerStep()},
+                         {getDivergedKey(), std::move(reason)}});
 }
 
 llvm::Error Run::drawPlot() {
@@ -500,14 +557,31 @@ llvm::Error Run::loop() {
     }
     if (llvm::Error error = metrics->append(record))
       return error;
+    std::string diverged = describeDivergence(loss, gradNorm);
+    if (!diverged.empty()) {
+      if (llvm::Error error = diverge(step + 1, diverged))
+        return error;
+      break;
+    }
     bool last = step + 1 == total;
-    if ((options.evalEvery > 0 && (step + 1) % options.evalEvery == 0) || last)
+    if ((options.evalEvery > 0 && (step + 1) % options.evalEvery == 0) ||
+        last) {
       if (llvm::Error error = evaluate(step + 1))
         return error;
-    if (options.checkpointEvery > 0 && (step + 1) % options.checkpointEvery == 0 &&
-        !last)
-      if (llvm::Error error = checkpoint(step + 1))
+      diverged = describeHeldOutDivergence(report.evals.back().loss);
+      if (!diverged.empty()) {
+        if (llvm::Error error = diverge(step + 1, diverged))
+          return error;
+        break;
+      }
+    }
+    if (options.checkpointEvery > 0 &&
+        (step + 1) % options.checkpointEvery == 0 && !last) {
+      if (llvm::Error error = save(step + 1))
         return error;
+      if (report.divergence)
+        break;
+    }
   }
   report.runSeconds = secondsSince(start);
   if (done > 0)
@@ -516,9 +590,13 @@ llvm::Error Run::loop() {
   if (progress)
     progress->finish();
   int64_t finalStep = report.steps.empty() ? startStep : report.steps.back().step;
-  if (done > 0 || !llvm::sys::fs::exists(report.checkpointPath))
-    if (llvm::Error error = checkpoint(finalStep))
+  // The end, Ctrl-C and --stop-after save through the same check.
+  if (!report.divergence &&
+      (done > 0 || !llvm::sys::fs::exists(report.checkpointPath)))
+    if (llvm::Error error = save(finalStep))
       return error;
+  if (report.divergence)
+    report.interrupted = false;
   for (size_t r = 0; r < telemetryRows.size() && telemetrySteps > 0; ++r)
     report.telemetry.push_back({telemetryRows[r],
                                 telemetrySums[r][0] / telemetrySteps,

@@ -17,6 +17,7 @@
 #include "mxfp4/API/Study.h"
 #include "mxfp4/API/Trainer.h"
 #include "mxfp4/Train/Checkpoint.h"
+#include "mxfp4/Train/Convergence.h"
 #include "mxfp4/Train/Metrics.h"
 
 #include <pybind11/stl.h>
@@ -156,8 +157,14 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
         options.seed = seed;
         options.resume = resume;
         options.telemetry = telemetry;
-        return reportToDict(runWithoutGil<TrainReport>(
-            [&] { return train(options); }));
+        TrainReport report =
+            runWithoutGil<TrainReport>([&] { return train(options); });
+        // A run that diverged fails, as `mxfp4-run train` does; its files
+        // are on disk.
+        if (const std::optional<Divergence> &d = report.divergence)
+          throw Mxfp4Error(formatDivergenceError(
+              d->step, d->reason, d->checkpointStep, report.checkpointPath));
+        return reportToDict(report);
       },
       py::arg("config") = "tiny", py::arg("recipe") = "fp4-all-dht16",
       py::arg("steps") = 0, py::arg("lr") = 0.0, py::arg("seed") = 1,
@@ -166,15 +173,19 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
       py::arg("eval_every") = 50, py::arg("eval_batches") = 4,
       py::arg("telemetry") = false,
       "Train a Llama on the CPU (as `mxfp4-run train`); returns the report: "
-      "steps, evals, telemetry, throughput and the output paths");
+      "steps, evals, telemetry, throughput and the output paths; a run that "
+      "diverges raises Mxfp4Error naming the step");
   m.def(
       "study",
       [](const py::object &config, const std::vector<std::string> &recipes,
          const std::vector<uint64_t> &seeds, int64_t steps, double lr,
          const std::string &data, const std::string &tokenizer,
          const std::string &cacheDir, const std::string &out,
-         int64_t evalEvery, int64_t evalBatches) {
+         int64_t evalEvery, int64_t evalBatches, double dncThreshold) {
+        if (!(dncThreshold >= 0))
+          throw Mxfp4Error("dnc_threshold wants a fraction of at least 0");
         StudyOptions options;
+        options.dncThreshold = dncThreshold;
         options.train = makeTrainOptions(config, steps, lr, data, tokenizer,
                                          cacheDir, out, evalEvery, evalBatches);
         if (options.train.evalEvery <= 0)
@@ -198,13 +209,20 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
           py::object extra = py::none();
           if (row.extraTokensFraction)
             extra = py::float_(*row.extraTokensFraction);
+          py::list divergedAt;
+          for (const RunOutcome &run : row.runs)
+            divergedAt.append(run.divergedAt ? py::object(py::int_(
+                                                   *run.divergedAt))
+                                             : py::object(py::none()));
           rows.append(py::dict(
               py::arg("recipe") = row.recipe,
               py::arg("final_eval_loss") = row.finalLoss,
               py::arg("gap") = row.gap,
               py::arg("extra_tokens_fraction") = extra,
               py::arg("telemetry") = roles,
-              py::arg("tokens_per_s") = row.tokensPerSecond));
+              py::arg("tokens_per_s") = row.tokensPerSecond,
+              py::arg("diverged_at_step") = divergedAt,
+              py::arg("dnc_runs") = row.dncRuns));
         }
         py::object noise = py::none();
         if (report.noise)
@@ -220,7 +238,9 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
       py::arg("lr") = 0.0, py::arg("data") = "default",
       py::arg("tokenizer") = "", py::arg("cache_dir") = "", py::arg("out"),
       py::arg("eval_every") = 0, py::arg("eval_batches") = 4,
+      py::arg("dnc_threshold") = kDefaultDncThreshold,
       "Train each recipe for each seed from the same weights and data and "
-      "compare them with the first (as `mxfp4-run study`); returns the rows, "
-      "the noise level and the Markdown table");
+      "compare them with the first (as `mxfp4-run study`); returns the rows "
+      "(with each seed's divergence step or None and the number of runs that "
+      "do not converge), the noise level and the Markdown table");
 }

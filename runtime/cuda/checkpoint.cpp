@@ -11,6 +11,8 @@
 #include "json.h"
 #include "npy.h"
 
+#include "mxfp4/Train/Convergence.h"
+
 #include <cstdio>
 #include <filesystem>
 
@@ -78,6 +80,11 @@ static std::vector<std::vector<char>> readTensors(const std::string &path,
     if (!found || found->shape != shape)
       fail("cannot resume: '" + path + "' has no tensor '" + name + suffix +
            "' of the run's shape");
+    // Checkpoints are only written with finite values; one that is not
+    // finite came from elsewhere and would train on NaNs.
+    if (!mlir::mxfp4::isFiniteF32(found->data.data(), found->data.size()))
+      fail("cannot resume '" + path + "': tensor '" + name + suffix +
+           "' is not finite");
     data.push_back(found->data);
   }
   return data;

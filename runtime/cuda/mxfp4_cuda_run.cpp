@@ -11,7 +11,7 @@
 //   mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N]
 //       [--checkpoint-every=N] [--resume] [--recipe=NAME]
 //   mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] --out=DIR
-//       [--steps=N] [--checkpoint-every=N]
+//       [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]
 //   mxfp4-cuda-run check-weights --run=DIR          (no GPU needed)
 //   exec and train take --host=LIBRARY instead of PLAN CUBIN
 //
@@ -51,7 +51,8 @@ static int run(int argc, char **argv) {
   if (o.command == "check-weights")
     return checkInitialWeights(o.runDir);
   if (o.command == "study") {
-    study({o.recipeDirs, o.runDirs, o.outDir, o.steps, o.checkpointEvery});
+    study({o.recipeDirs, o.runDirs, o.outDir, o.steps, o.checkpointEvery,
+           o.dncThreshold});
     return 0;
   }
   // The compile and the run first: they need no GPU, and tell their errors

@@ -10,6 +10,7 @@
 #include "failure.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -21,7 +22,7 @@ static const char *usage =
     "       mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N] "
     "[--checkpoint-every=N] [--resume] [--recipe=NAME]\n"
     "       mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
-    "--out=DIR [--steps=N] [--checkpoint-every=N]\n"
+    "--out=DIR [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]\n"
     "       mxfp4-cuda-run check-weights --run=DIR\n"
     "exec and train take --host=LIBRARY (host.so) instead of PLAN CUBIN";
 
@@ -34,7 +35,8 @@ static const std::map<std::string, std::set<std::string>> flags = {
      {"--host=", "--run=", "--out=", "--steps=", "--checkpoint-every=",
       "--resume", "--recipe="}},
     {"study",
-     {"--recipes=", "--runs=", "--out=", "--steps=", "--checkpoint-every="}},
+     {"--recipes=", "--runs=", "--out=", "--steps=", "--checkpoint-every=",
+      "--dnc-threshold="}},
     {"check-weights", {"--run="}},
 };
 
@@ -45,6 +47,15 @@ static uint64_t count(const std::string &flag, const std::string &value) {
   if (value.empty() || *end || value[0] == '-')
     fail(flag + " wants a number, not '" + value + "'");
   return n;
+}
+
+/// `value` of `flag` as a fraction of at least 0.
+static double fraction(const std::string &flag, const std::string &value) {
+  char *end = nullptr;
+  double f = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end || !(f >= 0) || f == HUGE_VAL)
+    fail(flag + " wants a fraction of at least 0, not '" + value + "'");
+  return f;
 }
 
 /// The comma-separated items of `value`.
@@ -110,6 +121,8 @@ Options parseOptions(int argc, char **argv) {
       o.resume = true;
     else if (flag == "--recipe=")
       o.recipe = value;
+    else if (flag == "--dnc-threshold=")
+      o.dncThreshold = fraction("--dnc-threshold", value);
     else if (flag == "--recipes=")
       o.recipeDirs = list(value);
     else if (flag == "--runs=")

@@ -8,6 +8,8 @@
 #ifndef MXFP4_RUNTIME_CUDA_OPTIONS_H
 #define MXFP4_RUNTIME_CUDA_OPTIONS_H
 
+#include "mxfp4/Train/Convergence.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,6 +37,8 @@ struct Options {
   std::vector<std::string> recipeDirs, runDirs;
   int64_t steps = 0, checkpointEvery = 0;
   bool resume = false;
+  // study: the DNC rule's threshold over the baseline's final loss.
+  double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };
 
 /// Parses the command line; fails with the usage or the wrong argument.

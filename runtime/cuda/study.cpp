@@ -16,6 +16,8 @@
 #include "train.h"
 #include "training_run.h"
 
+#include "mxfp4/Train/Convergence.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +30,15 @@ static std::string recipeName(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
   return fs::path(dir).filename().string();
+}
+
+/// The step `records` say the run diverged at, if they do.
+static std::optional<int64_t>
+divergedAt(const std::vector<MetricsRecord> &records) {
+  for (const MetricsRecord &r : records)
+    if (mlir::mxfp4::recordsDivergence(r.value))
+      return r.step;
+  return std::nullopt;
 }
 
 /// Whether `records` end the run at `last`: its training record and, if
@@ -93,6 +104,7 @@ void study(const StudyOptions &options) {
   results.model = runs.front().model;
   results.recipes = names;
   results.steps = last;
+  results.dncThreshold = options.dncThreshold;
   results.tokensPerStep = runs.front().batch * (runs.front().window - 1);
   for (const TrainingRun &run : runs)
     results.seeds.push_back(run.seed);
@@ -108,7 +120,17 @@ void study(const StudyOptions &options) {
       pair.checkpointEvery = options.checkpointEvery;
       std::string metrics = pair.outDir + "/metrics.jsonl";
       bool started = fs::exists(metrics);
-      if (started && isComplete(readMetrics(metrics), last, evaluates)) {
+      std::vector<MetricsRecord> records;
+      if (started)
+        records = readMetrics(metrics);
+      // A run that diverged is a result: it would diverge again.
+      std::optional<int64_t> diverged =
+          started ? divergedAt(records) : std::nullopt;
+      if (diverged && *diverged <= last) {
+        std::printf("== %s, seed %llu: diverged at step %lld, skipped\n",
+                    names[r].c_str(), (unsigned long long)run.seed,
+                    (long long)*diverged);
+      } else if (started && isComplete(records, last, evaluates)) {
         std::printf("== %s, seed %llu: complete, skipped\n", names[r].c_str(),
                     (unsigned long long)run.seed);
       } else {
@@ -128,7 +150,13 @@ void study(const StudyOptions &options) {
         if (!module)
           module =
               cu->loadModule(recipes[r]->cubin(), recipes[r]->cubinOrigin());
-        train(*cu, module, *recipes[r], run, pair);
+        try {
+          train(*cu, module, *recipes[r], run, pair);
+        } catch (const Divergence &d) {
+          // A result of the study, which goes on with the other pairs.
+          std::printf("== %s, seed %llu: %s\n", names[r].c_str(),
+                      (unsigned long long)run.seed, d.what());
+        }
       }
       results.runs.back().push_back(getStudyCurves(readMetrics(metrics)));
     }

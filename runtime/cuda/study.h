@@ -9,12 +9,15 @@
 // (one a seed) into OUT/<recipe>-seed<seed>/, then writes OUT/study.md and
 // OUT/study.svg (study_table.h). A pair whose metrics.jsonl is complete is
 // skipped and one cut short continues from its checkpoint, so a study
-// spans GPU sessions; with every pair complete it needs no GPU.
+// spans GPU sessions; with every pair complete it needs no GPU. A pair that
+// diverged is complete: the table says where, and the study goes on.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_RUNTIME_CUDA_STUDY_H
 #define MXFP4_RUNTIME_CUDA_STUDY_H
+
+#include "mxfp4/Train/Convergence.h"
 
 #include <cstdint>
 #include <string>
@@ -31,6 +34,9 @@ struct StudyOptions {
   int64_t steps = 0;
   /// Checkpoint every N steps (0: at the end of each run only).
   int64_t checkpointEvery = 0;
+  /// A run whose final loss is more than this fraction above the
+  /// baseline's of the same seed does not converge (DNC).
+  double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };
 
 void study(const StudyOptions &options);

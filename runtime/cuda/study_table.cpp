@@ -7,6 +7,7 @@
 
 #include "study_table.h"
 
+#include "mxfp4/Train/Convergence.h"
 #include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/SvgPlot.h"
 
@@ -16,11 +17,14 @@
 
 using mlir::mxfp4::lossAtStep;
 using mlir::mxfp4::PlotSeries;
+using mlir::mxfp4::RunOutcome;
 using mlir::mxfp4::tokensToReach;
 
 StudyCurves getStudyCurves(const std::vector<MetricsRecord> &records) {
   StudyCurves curves;
   for (const MetricsRecord &r : records) {
+    if (!curves.divergedAt && mlir::mxfp4::recordsDivergence(r.value))
+      curves.divergedAt = r.step;
     LossPoint p{r.step, r.value.getNumber("tokens").value_or(NAN), NAN};
     // A diverged step's loss is null.
     if (r.value.get("eval_loss")) {
@@ -65,10 +69,14 @@ struct Cell {
 
 std::string formatStudyTable(const StudyResults &results) {
   size_t seeds = results.seeds.size();
-  bool eval = true;
+  // A run that diverged before its first evaluation has none.
+  bool eval = false, allEval = true;
   for (const std::vector<StudyCurves> &recipe : results.runs)
-    for (const StudyCurves &run : recipe)
-      eval &= !run.eval.empty();
+    for (const StudyCurves &run : recipe) {
+      eval |= !run.eval.empty();
+      allEval &= !run.eval.empty() || run.divergedAt;
+    }
+  eval &= allEval;
   const std::string &base = results.recipes.front();
   double step75 = 0.75 * double(results.steps);
   int64_t targetStep = int64_t(step75);
@@ -86,10 +94,13 @@ std::string formatStudyTable(const StudyResults &results) {
       const StudyCurves &run = results.runs[r][s];
       Cell cell;
       if (eval) {
-        cell.final = run.eval.back().loss;
+        // A run that diverged has no final loss; its last evaluation may
+        // be of a step before.
+        if (!run.divergedAt && !run.eval.empty())
+          cell.final = run.eval.back().loss;
         if (target)
           cell.tokens = tokensToReach(run.eval, *target);
-      } else {
+      } else if (!run.divergedAt) {
         size_t n = std::min<size_t>(20, run.train.size());
         double sum = 0;
         for (size_t i = run.train.size() - n; i < run.train.size(); ++i)
@@ -112,8 +123,13 @@ std::string formatStudyTable(const StudyResults &results) {
   for (uint64_t seed : results.seeds)
     text += " " + std::to_string(seed);
   std::optional<double> noise;
-  if (seeds >= 2)
+  if (seeds >= 2 && std::isfinite(cells[0][0].final - cells[0][1].final))
     noise = std::fabs(cells[0][0].final - cells[0][1].final);
+  // What the DNC rule reads of each run (the CPU study's RunOutcome).
+  std::vector<std::vector<RunOutcome>> outcomes(results.recipes.size());
+  for (size_t r = 0; r < results.recipes.size(); ++r)
+    for (size_t s = 0; s < seeds; ++s)
+      outcomes[r].push_back({results.runs[r][s].divergedAt, cells[r][s].final});
   std::string mean = seeds > 1 ? format("mean of %zu seeds", seeds) : "";
   std::string finalHeader =
       eval ? "final eval loss" + (seeds > 1 ? " (" + mean + ")" : "")
@@ -139,8 +155,15 @@ std::string formatStudyTable(const StudyResults &results) {
       missed += !cells[r][s].tokens;
       tokens += cells[r][s].tokens.value_or(0) / double(seeds);
     }
+    std::string diverged =
+        mlir::mxfp4::describeDivergedRuns(outcomes[r], results.seeds);
+    std::string dnc = mlir::mxfp4::describeDnc(outcomes[r], outcomes[0],
+                                               results.dncThreshold);
     text += "| " + results.recipes[r] + " | " +
-            (std::isfinite(final) ? format("%.4f", final) : "diverged") + " | ";
+            (!diverged.empty()       ? diverged
+             : std::isfinite(final) ? format("%.4f", final)
+                                    : "-") +
+            " | ";
     if (r > 0 && !std::isfinite(gap)) {
       text += "-";
     } else if (r > 0) {
@@ -151,7 +174,9 @@ std::string formatStudyTable(const StudyResults &results) {
         text += " (within noise)";
     }
     text += " | ";
-    if (missed) {
+    if (!dnc.empty()) {
+      text += dnc;
+    } else if (missed) {
       text += format("not within %lld steps (%zu of %zu seeds)",
                      (long long)results.steps, missed, seeds);
     } else {
@@ -179,6 +204,11 @@ std::string formatStudyTable(const StudyResults &results) {
                : "Losses are training losses (the runs have no held-out "
                  "evaluations); token percentages are against the "
                  "baseline's own crossing of its smoothed loss.\n";
+  text += mlir::mxfp4::describeDncRule(
+              results.dncThreshold, base,
+              eval ? "final held-out eval loss"
+                   : "final training loss (mean of the last 20 steps)") +
+          "\n";
   return text;
 }
 

@@ -11,7 +11,10 @@
 // (lib/API/Study.cpp): the final eval loss, its paired gap and the extra
 // tokens to reach the baseline's eval loss at 75% of the run. Without, from
 // the training loss: the mean of the last 20 steps, its paired gap and the
-// tokens to reach the baseline's 20-step mean loss at 75% of the run.
+// tokens to reach the baseline's 20-step mean loss at 75% of the run. A
+// run that diverged shows as "diverged at step N", and a recipe whose runs
+// do not converge (include/mxfp4/Train/Convergence.h) as DNC, in the CPU
+// study's words.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +23,10 @@
 
 #include "metrics.h"
 
+#include "mxfp4/Train/Convergence.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +39,8 @@ struct LossPoint {
 /// The curves of one (recipe, seed) run.
 struct StudyCurves {
   std::vector<LossPoint> train, eval;
+  /// The step the run diverged at, if it did.
+  std::optional<int64_t> divergedAt;
 };
 
 /// The curves in `records`.
@@ -44,6 +52,8 @@ struct StudyResults {
   std::vector<uint64_t> seeds;
   std::vector<std::vector<StudyCurves>> runs; // [recipe][seed]
   int64_t steps = 0, tokensPerStep = 0;
+  /// The DNC rule's threshold over the baseline's final loss.
+  double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };
 
 /// study.md's table and notes.

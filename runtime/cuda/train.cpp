@@ -16,10 +16,13 @@
 #include "replay.h"
 #include "timing.h"
 
+#include "mxfp4/Train/Convergence.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -77,7 +80,9 @@ public:
 private:
   void upload(const Checkpoint &start);
   double evaluate(int64_t done);
-  void checkpoint(int64_t done);
+  /// Checkpoints step `done`, unless a parameter or moment is not finite:
+  /// then it writes nothing and returns why the run diverged.
+  std::string checkpoint(int64_t done);
 
   std::string checkpointDir() const { return options.outDir + "/checkpoint"; }
 
@@ -92,6 +97,8 @@ private:
   std::vector<CUdeviceptr> state;
   CUdeviceptr tokens = 0;
   std::vector<CUdeviceptr> evalTokens;
+  /// The step of the checkpoint in the output folder, if there is one.
+  std::optional<int64_t> savedStep;
 };
 
 } // namespace
@@ -155,7 +162,7 @@ double Trainer::evaluate(int64_t done) {
   return sum / double(evalTokens.size());
 }
 
-void Trainer::checkpoint(int64_t done) {
+std::string Trainer::checkpoint(int64_t done) {
   Checkpoint saved;
   saved.step = done;
   for (size_t i = 0; i < 3 * n; ++i) {
@@ -164,12 +171,20 @@ void Trainer::checkpoint(int64_t done) {
       bytes *= d;
     std::vector<char> host(bytes);
     cu.check(cu.memcpyDtoH(host.data(), state[i], bytes), "cuMemcpyDtoH");
+    // On the host anyway: checking costs a pass over what is written.
+    if (!mlir::mxfp4::isFiniteF32(host.data(), bytes))
+      return mlir::mxfp4::describeNonFiniteTensor(
+          run.params[i % n].first + (i < n       ? ""
+                                     : i < 2 * n ? ".exp_avg"
+                                                 : ".exp_avg_sq"));
     (i < n       ? saved.params
      : i < 2 * n ? saved.m
                  : saved.v)
         .push_back(std::move(host));
   }
   writeCheckpoint(checkpointDir(), run, owner, saved);
+  savedStep = done;
+  return "";
 }
 
 void Trainer::loop() {
@@ -194,6 +209,23 @@ void Trainer::loop() {
       fail("cannot resume '" + checkpointDir() + "': its step " +
            std::to_string(start.step) + " is past the run's last step " +
            std::to_string(last));
+    savedStep = start.step;
+    // A run that diverged resumes from its last finite checkpoint and runs
+    // the steps after it again: said, not silent.
+    std::vector<MetricsRecord> records = readMetrics(metricsPath);
+    for (const MetricsRecord &r : records)
+      if (r.step > start.step && mlir::mxfp4::recordsDivergence(r.value)) {
+        std::string reason;
+        for (const MetricsRecord &marker : records)
+          if (marker.step == r.step)
+            if (std::optional<std::string> why =
+                    marker.value.getString(mlir::mxfp4::getDivergedKey()))
+              reason = ": " + *why;
+        std::printf("note: this run diverged at step %lld%s; resuming from "
+                    "its checkpoint of step %lld\n",
+                    (long long)r.step, reason.c_str(), (long long)start.step);
+        break;
+      }
   } else {
     for (size_t i = 0; i < n; ++i) {
       std::string path = run.dir + "/param" + std::to_string(i) + ".npy";
@@ -216,6 +248,28 @@ void Trainer::loop() {
                                       : MetricsLog(metricsPath);
 
   int64_t tokensPerStep = run.batch * (run.window - 1);
+  std::string title = (run.model.empty() ? "" : "Llama " + run.model + ", ") +
+                      "seed " + std::to_string(run.seed);
+  auto drawPlot = [&] {
+    writeLossPlot(options.outDir + "/loss.svg", title,
+                  options.recipe.empty() ? "train"
+                                         : "train (" + options.recipe + ")",
+                  readMetrics(metricsPath));
+  };
+  // The run diverged at step `s`: mark it, draw what ran, keep the last
+  // checkpoint written.
+  auto diverge = [&](int64_t s, const std::string &reason) {
+    metrics.append(JsonRecord()
+                       .add("step", s)
+                       .add("tokens", s * tokensPerStep)
+                       .add(mlir::mxfp4::getDivergedKey(), reason));
+    drawPlot();
+    std::printf("metrics: %s\nplot: %s/loss.svg\n", metricsPath.c_str(),
+                options.outDir.c_str());
+    throw Divergence(mlir::mxfp4::formatDivergenceError(
+                         s, reason, savedStep, checkpointDir()),
+                     s);
+  };
   std::vector<CUdeviceptr> buffers = state;
   buffers.push_back(tokens);
   size_t bytes = run.batchTokens() * 4;
@@ -252,11 +306,15 @@ void Trainer::loop() {
                        .add("grad_norm", double(scalars[1]))
                        .add("tokens_per_s", tokensPerSecond)
                        .add("elapsed_s", seconds));
-    if ((s + 1) % 50 == 0 || s + 1 == last || s < 3)
+    std::string diverged =
+        mlir::mxfp4::describeDivergence(scalars[0], scalars[1]);
+    if ((s + 1) % 50 == 0 || s + 1 == last || s < 3 || !diverged.empty())
       std::printf("step %lld: loss %.4f, lr %.3g, grad norm %.3f, %.0f "
                   "tokens/s\n",
                   (long long)(s + 1), scalars[0], scalars[2], scalars[1],
                   tokensPerSecond);
+    if (!diverged.empty())
+      diverge(s + 1, diverged);
     bool isLast = s + 1 == last;
     if (run.evalBatches > 0 &&
         ((run.evalEvery > 0 && (s + 1) % run.evalEvery == 0) || isLast)) {
@@ -266,19 +324,23 @@ void Trainer::loop() {
                          .add("tokens", (s + 1) * tokensPerStep)
                          .add("eval_loss", evalLoss));
       std::printf("step %lld: eval loss %.4f\n", (long long)(s + 1), evalLoss);
+      diverged = mlir::mxfp4::describeHeldOutDivergence(evalLoss);
+      if (!diverged.empty())
+        diverge(s + 1, diverged);
     }
     if (options.checkpointEvery > 0 && (s + 1) % options.checkpointEvery == 0 &&
-        !isLast)
-      checkpoint(s + 1);
+        !isLast) {
+      diverged = checkpoint(s + 1);
+      if (!diverged.empty())
+        diverge(s + 1, diverged);
+    }
   }
-  if (done > 0 || !fs::exists(checkpointDir()))
-    checkpoint(start.step + done);
-  std::string title = (run.model.empty() ? "" : "Llama " + run.model + ", ") +
-                      "seed " + std::to_string(run.seed);
-  writeLossPlot(options.outDir + "/loss.svg", title,
-                options.recipe.empty() ? "train"
-                                       : "train (" + options.recipe + ")",
-                readMetrics(metricsPath));
+  if (done > 0 || !fs::exists(checkpointDir())) {
+    std::string diverged = checkpoint(start.step + done);
+    if (!diverged.empty())
+      diverge(start.step + done, diverged);
+  }
+  drawPlot();
   std::printf("metrics: %s\nplot: %s/loss.svg\ncheckpoint: %s\n",
               metricsPath.c_str(), options.outDir.c_str(),
               checkpointDir().c_str());

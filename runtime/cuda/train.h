@@ -11,7 +11,10 @@
 // and each step's results becoming the next step's arguments; @loss on the
 // run's held-out batches at the CPU trainer's evaluation steps; checkpoints
 // and a bit-identical resume; metrics.jsonl, loss.svg and checkpoint/ in the
-// output folder, as the CPU trainer writes them.
+// output folder, as the CPU trainer writes them. A run that diverges (a
+// loss or gradient norm that is not finite, include/mxfp4/Train/
+// Convergence.h) stops there as the CPU trainer's does: its metrics mark
+// the step, its plot is drawn, its last finite checkpoint is kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 
 #include "compiled.h"
 #include "driver.h"
+#include "failure.h"
 #include "training_run.h"
 
 #include <cstdint>
@@ -39,12 +43,20 @@ struct TrainOptions {
   bool resume = false;
 };
 
+/// The failure of a run that diverged, after its metrics, plot and the
+/// checkpoint it keeps are on disk: a study records it and goes on.
+struct Divergence : Failure {
+  Divergence(const std::string &message, int64_t step)
+      : Failure(message), step(step) {}
+  int64_t step;
+};
+
 /// Fails unless the plan's @train_step (and @loss, if the run evaluates)
 /// take the run's parameters and batches; needs no GPU.
 void checkTrainable(const Compiled &compiled, const TrainingRun &run);
 
 /// Trains `run` with the plan functions of `compiled`, whose cubin is
-/// loaded as `module`.
+/// loaded as `module`; throws Divergence if the run diverges.
 void train(Driver &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options);
 

@@ -8,7 +8,9 @@
 //   mxfp4-run study --preset=tiny --steps=200 --seeds=1,2 --out=runs/study
 //
 // Trains every recipe of a list from the same weights and data order and
-// prints the paper's Table 1 for our setting (mxfp4/API/Study.h).
+// prints the paper's Table 1 for our setting (mxfp4/API/Study.h). A recipe
+// whose run diverges is recorded as "diverged at step N" and the study goes
+// on; --dnc-threshold sets when a run does not converge.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +69,11 @@ STUDY_OPT(int64_t, evalBatches, "eval-batches",
           cl::desc("Batches per evaluation"), cl::init(4));
 STUDY_OPT(bool, parallel, "parallel", cl::desc("Use all cores"),
           cl::init(true));
+STUDY_OPT(double, dncThreshold, "dnc-threshold",
+          cl::desc("A run does not converge (DNC) if it diverges or its "
+                   "final eval loss is more than this fraction above the "
+                   "baseline's of the same seed (default 0.2)"),
+          cl::init(kDefaultDncThreshold));
 
 int mlir::mxfp4::runStudyCommand() {
   auto fail = reportError;
@@ -74,7 +81,12 @@ int mlir::mxfp4::runStudyCommand() {
       configFromCommandLine(preset, steps, lr, warmup);
   if (!config)
     return fail(config.takeError());
+  if (!(dncThreshold >= 0))
+    return fail(llvm::createStringError(
+        "--dnc-threshold wants a fraction of at least 0, not " +
+        std::to_string(dncThreshold)));
   StudyOptions options;
+  options.dncThreshold = dncThreshold;
   options.train.config = *config;
   options.train.data = data;
   options.train.tokenizer = tokenizer;

@@ -9,7 +9,9 @@
 //       --out=runs/tiny
 //
 // Trains a Llama on the CPU (mxfp4/API/Trainer.h). Ctrl-C saves a
-// checkpoint before exiting; --resume continues it bit-identically.
+// checkpoint before exiting; --resume continues it bit-identically. A run
+// that diverges (a loss or gradient norm that is not finite) stops there,
+// keeps its last finite checkpoint and exits with status 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "mxfp4/API/LlamaModel.h"
 #include "mxfp4/API/Trainer.h"
+#include "mxfp4/Train/Convergence.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -191,8 +194,15 @@ int mlir::mxfp4::runTrainCommand() {
   os << "data:       " << report->dataDescription << "\n";
   os << "metrics:    " << report->metricsPath << "\n";
   os << "plot:       " << report->plotPath << "\n";
-  os << "checkpoint: " << report->checkpointPath
-     << " (Hugging Face safetensors + config.json)\n";
+  // A run that diverged before its first checkpoint has none.
+  if (!report->divergence || report->divergence->checkpointStep)
+    os << "checkpoint: " << report->checkpointPath
+       << " (Hugging Face safetensors + config.json)\n";
+  if (report->divergence) {
+    const Divergence &d = *report->divergence;
+    return fail(llvm::createStringError(formatDivergenceError(
+        d.step, d.reason, d.checkpointStep, report->checkpointPath)));
+  }
   if (report->interrupted) {
     os << "stopped early; continue with the same command and --resume\n";
     return interrupted.load() ? 130 : 0;

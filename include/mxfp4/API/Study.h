@@ -10,7 +10,9 @@
 // recipe) of the same seed: the paired final eval-loss gap, the extra tokens
 // needed to reach the baseline's eval loss at 75% of the schedule, and the
 // per-role quantization telemetry. With two or more seeds, the gap between
-// the baseline's runs is the noise level the gaps are read against.
+// the baseline's runs is the noise level the gaps are read against. A run
+// that diverges is recorded as such and the study goes on; the table marks
+// the recipes that do not converge (DNC, mxfp4/Train/Convergence.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #define MXFP4_API_STUDY_H
 
 #include "mxfp4/API/Trainer.h"
+#include "mxfp4/Train/Convergence.h"
 
 #include <optional>
 
@@ -32,6 +35,10 @@ struct StudyOptions {
   /// The first is the baseline.
   std::vector<std::string> recipes;
   std::vector<uint64_t> seeds = {1};
+  /// A run whose final eval loss is more than this fraction above the
+  /// baseline's of the same seed does not converge (DNC), as one that
+  /// diverged does not.
+  double dncThreshold = kDefaultDncThreshold;
 };
 
 /// Telemetry of one GEMM role, averaged over its quantizations and steps.
@@ -51,7 +58,11 @@ struct StudyRow {
   std::optional<double> extraTokensFraction;
   std::vector<RoleTelemetry> telemetry;
   double tokensPerSecond = 0, compileSeconds = 0;
+  /// Per seed: where the run diverged, if it did, and its final eval loss.
+  std::vector<RunOutcome> runs;
+  /// Whether a run of some seed diverged, and how many do not converge.
   bool diverged = false;
+  int64_t dncRuns = 0;
 };
 
 struct StudyReport {

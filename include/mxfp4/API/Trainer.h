@@ -110,6 +110,17 @@ struct TelemetryRow {
   double clipped = 0, flushed = 0, sqnrDb = 0;
 };
 
+/// Where and why a run diverged (mxfp4/Train/Convergence.h).
+struct Divergence {
+  /// The step (1-based) whose loss, gradient norm, held-out loss or updated
+  /// state was not finite: training stopped after it.
+  int64_t step = 0;
+  std::string reason;
+  /// The step of the checkpoint left in the run folder, the last one
+  /// written (never one with non-finite values); none if there is none.
+  std::optional<int64_t> checkpointStep;
+};
+
 struct TrainReport {
   std::vector<TrainPoint> steps;
   std::vector<EvalPoint> evals;
@@ -119,13 +130,19 @@ struct TrainReport {
   /// Peak resident memory of the process, in MiB.
   double peakRssMiB = 0;
   bool interrupted = false;
+  /// Set if the run diverged. Its steps up to the divergence are in
+  /// `steps`, `evals`, metrics.jsonl (with a record marking it) and the
+  /// plot; the caller reports it as the failure it is.
+  std::optional<Divergence> divergence;
   std::string metricsPath, plotPath, checkpointPath;
   std::string dataDescription;
 };
 
 /// Trains as `options` say, with `compiled` if given (it must be of the same
 /// config and recipe) or a step compiled here; errors name what is wrong
-/// (config, data, checkpoint) and leave earlier outputs in place.
+/// (config, data, checkpoint) and leave earlier outputs in place. A run that
+/// diverges stops there and returns its report with `divergence` set,
+/// keeping the last checkpoint written before it.
 llvm::Expected<TrainReport> train(const TrainOptions &options,
                                   CompiledTrainingStep *compiled = nullptr);
 

@@ -10,7 +10,10 @@
 // (with its parameters, sized by the kernel's PTX) is written to
 // $MXFP4_FAKE_CUDA_LOG, so two runs that make the same calls write the same
 // log. Loaded through the runner's MXFP4_CUDA_DRIVER; the PTX is
-// $MXFP4_FAKE_CUDA_PTX. $MXFP4_FAKE_CUDA_FAIL_LAUNCH=N fails the Nth launch.
+// $MXFP4_FAKE_CUDA_PTX. $MXFP4_FAKE_CUDA_FAIL_LAUNCH=N fails the Nth launch;
+// $MXFP4_FAKE_CUDA_NAN_DOWNLOAD=N makes the Nth download of 4 bytes (a
+// scalar result: a loss, a gradient norm, a learning rate) read a NaN, as
+// a diverged step's would.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -154,6 +158,12 @@ int cuMemcpyDtoH_v2(void *to, uint64_t from, size_t bytes) {
   if (!device)
     return 1;
   std::memcpy(to, device, bytes);
+  static int scalars = 0;
+  const char *nan = std::getenv("MXFP4_FAKE_CUDA_NAN_DOWNLOAD");
+  if (bytes == 4 && nan && ++scalars == std::atoi(nan)) {
+    float value = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(to, &value, 4);
+  }
   std::fprintf(logFile(), "download %zu from %llx\n", bytes,
                (unsigned long long)from);
   return 0;
