@@ -18,13 +18,34 @@ cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev
 cmake --build /tmp/mxfp4-build-cuda > /dev/null
 recipes=${*:-$(cat gpu-study/recipes.txt)}
 runs=$(ls -d gpu-study/run-seed* | paste -sd,)
-/tmp/mxfp4-build-cuda/mxfp4-cuda-run study \
-  --recipes="$(for r in $recipes; do printf 'gpu-study/%s\n' "$r"; done | paste -sd,)" \
-  --runs="$runs" --out=gpu-study/out --checkpoint-every=100 |
-  awk -F'[ :]' '!/^step [0-9]+: loss/ || $2 == 1 || $2 % 100 == 0'
+list="$(for r in $recipes; do printf 'gpu-study/%s\n' "$r"; done | paste -sd,)"
+study() {
+  /tmp/mxfp4-build-cuda/mxfp4-cuda-run study --recipes="$list" --runs="$1" \
+    --out=gpu-study/out --checkpoint-every=100 |
+    awk -F'[ :]' '!/^step [0-9]+: loss/ || $2 == 1 || $2 % 100 == 0'
+}
+if [ -n "${PARALLEL_SEEDS:-}" ]; then
+  # One study a seed at once (the pilot step leaves the GPU idle between
+  # its small kernels); each seed's runs are its own folders. The last call
+  # finds them complete and tabulates all seeds.
+  for run in ${runs//,/ }; do
+    study "$run" > "/tmp/study-$(basename "$run").log" 2>&1 &
+  done
+  wait
+  tail -n 3 /tmp/study-*.log
+fi
+study "$runs"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   cp gpu-study/out/study.md gpu-study/out/study.svg "$OUT/"
+  # Each run keeps what produced it: the recipe's compiled.json (the
+  # compiler's commit, recipe, model) and the seed's exported run.txt.
+  for d in gpu-study/out/*-seed*/; do
+    run=$(basename "$d")
+    cp "gpu-study/${run%-seed*}/compiled.json" "$d" 2>/dev/null || true
+    cp "gpu-study/run-seed${run##*-seed}/run.txt" "$d" 2>/dev/null || true
+  done
   tar czf "$OUT/runs.tar.gz" -C gpu-study/out \
-    $(cd gpu-study/out && echo ./*-seed*/metrics.jsonl ./*-seed*/loss.svg)
+    $(cd gpu-study/out && echo ./*-seed*/metrics.jsonl ./*-seed*/loss.svg \
+      ./*-seed*/compiled.json ./*-seed*/run.txt)
 fi
