@@ -24,16 +24,6 @@ study() {
     --out=gpu-study/out --checkpoint-every=100 |
     awk -F'[ :]' '!/^step [0-9]+: loss/ || $2 == 1 || $2 % 100 == 0'
 }
-if [ -n "${PARALLEL_SEEDS:-}" ]; then
-  # One study a seed at once (the pilot step leaves the GPU idle between
-  # its small kernels); each seed's runs are its own folders. The last call
-  # finds them complete and tabulates all seeds.
-  for run in ${runs//,/ }; do
-    study "$run" > "/tmp/study-$(basename "$run").log" 2>&1 &
-  done
-  wait
-  tail -n 3 /tmp/study-*.log
-fi
 study "$runs"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
