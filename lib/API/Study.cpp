@@ -7,6 +7,7 @@
 
 #include "mxfp4/API/Study.h"
 
+#include "mxfp4/Train/Commit.h"
 #include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Train/Plot.h"
@@ -82,12 +83,12 @@ static std::string formatTable(const StudyReport &report,
                       report.tokensPerStep, report.steps * report.tokensPerStep);
   for (uint64_t seed : options.seeds)
     os << " " << seed;
-  os << "\n\n";
+  os << "\nCompiler: " << getBuildCommit() << "\n\n";
   os << "| recipe | final eval loss | gap to " << options.recipes.front()
      << " | extra tokens to reach " << options.recipes.front()
-     << "'s loss at 75% | Fprop clip / flush / SQNR | Dgrad clip / flush / "
-        "SQNR | Wgrad clip / flush / SQNR | tokens/s |\n";
-  os << "|---|---|---|---|---|---|---|---|\n";
+     << "'s loss at 75% | seed spread | Fprop clip / flush / SQNR | Dgrad "
+        "clip / flush / SQNR | Wgrad clip / flush / SQNR | tokens/s |\n";
+  os << "|---|---|---|---|---|---|---|---|---|\n";
   const std::vector<RunOutcome> &baselines = report.rows.front().runs;
   for (const StudyRow &row : report.rows) {
     os << "| " << row.recipe << " | ";
@@ -109,8 +110,8 @@ static std::string formatTable(const StudyReport &report,
       os << "-";
     else {
       os << llvm::format("%+.4f", row.gap);
-      if (report.noise && std::fabs(row.gap) <= *report.noise)
-        os << " (within noise)";
+      if (std::isfinite(row.spread) && !exceedsSpread(row.gap, row.spread))
+        os << " (within spread)";
     }
     os << " | ";
     if (!dnc.empty())
@@ -121,6 +122,11 @@ static std::string formatTable(const StudyReport &report,
       os << llvm::format("%+.1f%%", 100 * *row.extraTokensFraction);
     else
       os << "not reached";
+    os << " | ";
+    if (std::isfinite(row.spread))
+      os << llvm::format("%.4f", row.spread);
+    else
+      os << "-";
     for (const char *role : {"fprop", "dgrad", "wgrad"}) {
       os << " | ";
       auto it = llvm::find_if(row.telemetry, [&](const RoleTelemetry &t) {
@@ -135,18 +141,11 @@ static std::string formatTable(const StudyReport &report,
     os << llvm::formatv(" | {0:F0} |\n", row.tokensPerSecond);
   }
   os << "\n";
-  if (report.noise)
-    os << llvm::formatv("Noise level: the final eval losses of {0} with "
-                        "seeds {1} and {2} differ by {3:F4}; gaps of that "
-                        "size or less are within noise.\n",
-                        options.recipes.front(), options.seeds[0],
-                        options.seeds[1], *report.noise);
-  else if (options.seeds.size() >= 2)
-    os << "Noise level: unknown (" << options.recipes.front()
-       << " did not end with a finite eval loss on both seeds).\n";
+  if (options.seeds.size() >= 2)
+    os << describeSpreadRule(options.recipes.front()) << "\n";
   else
-    os << "Noise level: unknown (one seed); run with two seeds to measure "
-          "it.\n";
+    os << "Seed spread: unknown (one seed); run with two or more seeds to "
+          "measure it.\n";
   os << describeDncRule(options.dncThreshold, options.recipes.front(),
                         "final held-out eval loss")
      << "\n";
@@ -210,11 +209,6 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
   size_t seeds = options.seeds.size();
   double step75 = 0.75 * static_cast<double>(report.steps);
   const std::vector<TrainReport> &baseline = runs.front();
-  if (seeds >= 2) {
-    double noise = std::fabs(finalLoss(baseline[0]) - finalLoss(baseline[1]));
-    if (std::isfinite(noise))
-      report.noise = noise;
-  }
   for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
     StudyRow row;
     row.recipe = recipe;
@@ -222,9 +216,12 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     int reached = 0;
     double extra = 0;
     std::vector<TelemetryRow> telemetry;
+    std::vector<double> spreadOf;
     for (size_t s = 0; s < seeds; ++s) {
       const TrainReport &run = runs[r][s];
       double loss = finalLoss(run);
+      // The baseline's spread is of its losses, the others' of their gaps.
+      spreadOf.push_back(r == 0 ? loss : loss - finalLoss(baseline[s]));
       RunOutcome outcome;
       if (run.divergence)
         outcome.divergedAt = run.divergence->step;
@@ -245,6 +242,7 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     }
     if (reached == static_cast<int>(seeds))
       row.extraTokensFraction = extra;
+    row.spread = getSeedSpread(spreadOf);
     row.telemetry = telemetryByRole(telemetry);
     const std::vector<RunOutcome> &baselines =
         r == 0 ? row.runs : report.rows.front().runs;
@@ -276,6 +274,9 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     llvm::json::Object o{{"recipe", row.recipe},
                          {"final_eval_loss", row.finalLoss},
                          {"gap", row.gap},
+                         {"spread", std::isfinite(row.spread)
+                                        ? llvm::json::Value(row.spread)
+                                        : llvm::json::Value(nullptr)},
                          {"tokens_per_s", row.tokensPerSecond},
                          {"compile_s", row.compileSeconds},
                          {"telemetry", std::move(roles)}};
@@ -289,13 +290,12 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     o["dnc_runs"] = row.dncRuns;
     rowsJson.push_back(std::move(o));
   }
-  llvm::json::Object json{{"steps", report.steps},
+  llvm::json::Object json{{"commit", getBuildCommit()},
+                          {"steps", report.steps},
                           {"tokens_per_step", report.tokensPerStep},
                           {"seeds", llvm::json::Array(options.seeds)},
                           {"dnc_threshold", options.dncThreshold},
                           {"rows", std::move(rowsJson)}};
-  if (report.noise)
-    json["noise"] = *report.noise;
   if (llvm::Error error = writeFileAtomically(
           report.jsonPath, [&](llvm::raw_ostream &os) {
             os << formatMetricsRecord(json) << "\n";

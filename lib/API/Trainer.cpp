@@ -14,6 +14,7 @@
 #include "mxfp4/Runtime/AtomicFile.h"
 #include "mxfp4/Runtime/Npy.h"
 #include "mxfp4/Train/Checkpoint.h"
+#include "mxfp4/Train/Commit.h"
 #include "mxfp4/Train/Convergence.h"
 #include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Train/Plot.h"
@@ -98,6 +99,9 @@ private:
   /// Records that the run diverged at `step`; the loop stops.
   llvm::Error diverge(int64_t step, std::string reason);
   llvm::Error drawPlot();
+  /// The first record of a new run's metrics: what produced it (the
+  /// compiler's commit, the recipe, the seed and the config).
+  llvm::json::Object describeRun() const;
   void fillTrainBatch(int64_t step, HostArray &tokens) const;
   void message(const llvm::Twine &text) {
     if (progress)
@@ -276,9 +280,12 @@ llvm::Error Run::setUp(const TrainingTokens &tokens,
   if (!log)
     return log.takeError();
   metrics.emplace(std::move(*log));
-  if (options.resume)
+  if (options.resume) {
     if (llvm::Error error = metrics->truncateAfterStep(startStep))
       return error;
+  } else if (llvm::Error error = metrics->append(describeRun())) {
+    return error;
+  }
   report.metricsPath = metricsPath;
   report.plotPath = options.outDir + "/loss.svg";
   report.checkpointPath = options.outDir + "/checkpoint";
@@ -426,6 +433,19 @@ llvm::Error Run::evaluate(int64_t step) {
   message(llvm::formatv("step {0}: eval loss {1:F4}", step, loss));
   return metrics->append(llvm::json::Object{
       {"step", step}, {"tokens", tokensSeen}, {"eval_loss", loss}});
+}
+
+llvm::json::Object Run::describeRun() const {
+  llvm::json::Object what{{"commit", getBuildCommit()},
+                          {"target", "cpu"},
+                          {"recipe", options.recipe},
+                          {"seed", static_cast<int64_t>(options.seed)},
+                          {"data", data ? data->description : ""},
+                          {"eval_every", options.evalEvery},
+                          {"eval_batches", options.evalBatches},
+                          {"config", getLlamaConfigJSON(config)}};
+  return llvm::json::Object{
+      {"step", 0}, {"tokens", 0}, {getRunKey(), std::move(what)}};
 }
 
 llvm::Error Run::checkpoint(int64_t step) {

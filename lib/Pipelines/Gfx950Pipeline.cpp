@@ -43,9 +43,23 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   conversion.mixed = o.mixed;
   pm.addPass(createConvertMXFP4ToAMDGPUPass(conversion));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addPostConversionCSE(pm, o.mixed);
   if (o.mixed)
     buildGenericGpuKernelPipeline(pm);
+}
+
+void mlir::mxfp4::addPostConversionCSE(OpPassManager &pm, bool mixed) {
+  if (!mixed) {
+    pm.addPass(createCSEPass());
+    return;
+  }
+  // In mixed mode only the kernels: the host code's launches read tensors
+  // through one bufferization.to_buffer each, where they read them, and CSE
+  // would merge a later one into an earlier one. Bufferization then sees the
+  // tensor's last read too early and may let an op between them write its
+  // buffer in place (a sum overwrote activations that a later quantize
+  // launch still read). The host code is CSE'd once bufferized.
+  pm.nest<gpu::GPUModuleOp>().addPass(createCSEPass());
 }
 
 void mlir::mxfp4::addCompositeInlining(OpPassManager &pm) {

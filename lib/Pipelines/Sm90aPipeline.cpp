@@ -56,7 +56,7 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   conversion.mixed = o.mixed;
   pm.addPass(createConvertMXFP4ToNVGPUPass(conversion));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addPostConversionCSE(pm, o.mixed);
   if (o.mixed)
     buildGenericGpuKernelPipeline(
         pm,

@@ -218,16 +218,16 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
               py::arg("recipe") = row.recipe,
               py::arg("final_eval_loss") = row.finalLoss,
               py::arg("gap") = row.gap,
+              py::arg("spread") = std::isfinite(row.spread)
+                                      ? py::object(py::float_(row.spread))
+                                      : py::object(py::none()),
               py::arg("extra_tokens_fraction") = extra,
               py::arg("telemetry") = roles,
               py::arg("tokens_per_s") = row.tokensPerSecond,
               py::arg("diverged_at_step") = divergedAt,
               py::arg("dnc_runs") = row.dncRuns));
         }
-        py::object noise = py::none();
-        if (report.noise)
-          noise = py::float_(*report.noise);
-        return py::dict(py::arg("rows") = rows, py::arg("noise") = noise,
+        return py::dict(py::arg("rows") = rows,
                         py::arg("table") = report.table,
                         py::arg("plot") = report.plotPath,
                         py::arg("json") = report.jsonPath);
@@ -242,5 +242,5 @@ void mlir::mxfp4::bindTraining(py::module_ &m) {
       "Train each recipe for each seed from the same weights and data and "
       "compare them with the first (as `mxfp4-run study`); returns the rows "
       "(with each seed's divergence step or None and the number of runs that "
-      "do not converge), the noise level and the Markdown table");
+      "do not converge, and its seed spread) and the Markdown table");
 }

@@ -7,20 +7,42 @@
 
 #include "compiled.h"
 
+#include "failure.h"
 #include "npy.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+/// compiled.json in the folder of `path`, if it has one.
+static JsonValue readProvenance(const std::string &path) {
+  std::filesystem::path file =
+      std::filesystem::path(path).parent_path() / "compiled.json";
+  std::ifstream in(file);
+  if (!in)
+    return JsonValue();
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  std::string error;
+  std::optional<JsonValue> value = parseJson(text, error);
+  if (!value || value->kind != JsonValue::Object)
+    fail("'" + file.string() + "' is not a JSON object" +
+         (value ? std::string() : ": " + error));
+  return *value;
+}
 
 Compiled::Compiled(const std::string &planPath, const std::string &cubinPath)
     : planPath(planPath), cubinPath(cubinPath) {
   std::vector<char> plan = readFile(planPath);
   text.assign(plan.begin(), plan.end());
   cubinFile = readFile(cubinPath);
+  compiledJson = readProvenance(planPath);
 }
 
 Compiled::Compiled(const std::string &hostPath)
     : library(std::make_unique<HostLibrary>(hostPath)), planPath(hostPath),
-      cubinPath(hostPath), text(library->manifest()) {}
+      cubinPath(hostPath), text(library->manifest()),
+      compiledJson(readProvenance(hostPath)) {}
 
 bool Compiled::has(const std::string &function) const {
   std::vector<std::string> names = functionNames(text);

@@ -18,6 +18,7 @@
 #define MXFP4_RUNTIME_CUDA_COMPILED_H
 
 #include "host_library.h"
+#include "json.h"
 #include "plan.h"
 
 #include <memory>
@@ -42,11 +43,16 @@ public:
   const void *cubin() const;
   /// Where the cubin came from, for messages.
   const std::string &cubinOrigin() const { return cubinPath; }
+  /// compiled.json beside the plan (the compiler's commit, target, recipe
+  /// and model), which every run's metrics copy; null if the folder has
+  /// none (compiled before it existed).
+  const JsonValue &provenance() const { return compiledJson; }
 
 private:
   std::unique_ptr<HostLibrary> library;
   std::string planPath, cubinPath, text;
   std::vector<char> cubinFile;
+  JsonValue compiledJson;
 };
 
 #endif // MXFP4_RUNTIME_CUDA_COMPILED_H

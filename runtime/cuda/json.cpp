@@ -245,6 +245,11 @@ JsonRecord &JsonRecord::add(const std::string &key, const std::string &value) {
   return *this;
 }
 
+JsonRecord &JsonRecord::add(const std::string &key, const JsonRecord &object) {
+  members.push_back({key, object.format()});
+  return *this;
+}
+
 std::string JsonRecord::format(bool indent) const {
   std::vector<std::pair<std::string, std::string>> sorted = members;
   std::sort(sorted.begin(), sorted.end(), [](auto &a, auto &b) {

@@ -59,6 +59,8 @@ public:
   JsonRecord &add(const std::string &key, double value);
   JsonRecord &add(const std::string &key, int64_t value);
   JsonRecord &add(const std::string &key, const std::string &value);
+  /// `object` as the member `key`, compact on the record's line.
+  JsonRecord &add(const std::string &key, const JsonRecord &object);
   /// The record on one line, without the newline; with `indent`, one member
   /// a line, as the CPU driver writes trainer_state.json.
   std::string format(bool indent = false) const;

@@ -11,6 +11,7 @@
 #include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/SvgPlot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -23,6 +24,8 @@ using mlir::mxfp4::tokensToReach;
 StudyCurves getStudyCurves(const std::vector<MetricsRecord> &records) {
   StudyCurves curves;
   for (const MetricsRecord &r : records) {
+    if (const JsonValue *run = r.value.get(mlir::mxfp4::getRunKey()))
+      curves.commit = run->getString("commit").value_or("unknown");
     if (!curves.divergedAt && mlir::mxfp4::recordsDivergence(r.value))
       curves.divergedAt = r.step;
     LossPoint p{r.step, r.value.getNumber("tokens").value_or(NAN), NAN};
@@ -122,9 +125,6 @@ std::string formatStudyTable(const StudyResults &results) {
                             results.steps * results.tokensPerStep / 1e6);
   for (uint64_t seed : results.seeds)
     text += " " + std::to_string(seed);
-  std::optional<double> noise;
-  if (seeds >= 2 && std::isfinite(cells[0][0].final - cells[0][1].final))
-    noise = std::fabs(cells[0][0].final - cells[0][1].final);
   // What the DNC rule reads of each run (the CPU study's RunOutcome).
   std::vector<std::vector<RunOutcome>> outcomes(results.recipes.size());
   for (size_t r = 0; r < results.recipes.size(); ++r)
@@ -134,27 +134,53 @@ std::string formatStudyTable(const StudyResults &results) {
   std::string finalHeader =
       eval ? "final eval loss" + (seeds > 1 ? " (" + mean + ")" : "")
            : "final loss (last 20 steps" + (seeds > 1 ? ", " + mean : "") + ")";
+  // Every run's compiler, from its metrics: one commit, or each with the
+  // recipes compiled by it.
+  std::vector<std::pair<std::string, std::string>> commits;
+  for (size_t r = 0; r < results.recipes.size(); ++r)
+    for (size_t s = 0; s < seeds; ++s) {
+      const std::string &commit = results.runs[r][s].commit;
+      auto it = std::find_if(commits.begin(), commits.end(),
+                             [&](auto &c) { return c.first == commit; });
+      bool seen = false;
+      for (size_t t = 0; t < s; ++t)
+        seen |= results.runs[r][t].commit == commit;
+      if (it == commits.end())
+        commits.push_back({commit, results.recipes[r]});
+      else if (!seen)
+        it->second += ", " + results.recipes[r];
+    }
+  text += "\nCompiler: ";
+  for (size_t i = 0; i < commits.size(); ++i)
+    text += (i ? "; " : "") + commits[i].first +
+            (commits.size() > 1 ? " (" + commits[i].second + ")" : "");
+  if (commits.size() > 1)
+    text += " (the runs come from more than one compiler)";
   text += "\n\n| recipe | " + finalHeader + " | gap to " + base +
           (seeds > 1 ? " (per seed)" : "") + " | tokens to reach " + base +
           "'s " +
           (eval ? "eval loss at step " + format("%.0f", step75)
                 : "step-" + std::to_string(targetStep) + " loss") +
-          " |\n|---|---|---|---|\n";
+          " | seed spread |\n|---|---|---|---|---|\n";
   double baseTokens = 0;
   for (const Cell &c : cells[0])
     baseTokens += c.tokens.value_or(NAN) / double(seeds);
   for (size_t r = 0; r < results.recipes.size(); ++r) {
     double final = 0, gap = 0, tokens = 0;
     std::string perSeed;
+    std::vector<double> spreadOf;
     size_t missed = 0;
     for (size_t s = 0; s < seeds; ++s) {
       final += cells[r][s].final / double(seeds);
       double g = cells[r][s].final - cells[0][s].final;
       gap += g / double(seeds);
       perSeed += format(s ? ", %+.4f" : "%+.4f", g);
+      // The baseline's spread is of its losses, the others' of their gaps.
+      spreadOf.push_back(r == 0 ? cells[r][s].final : g);
       missed += !cells[r][s].tokens;
       tokens += cells[r][s].tokens.value_or(0) / double(seeds);
     }
+    double spread = mlir::mxfp4::getSeedSpread(spreadOf);
     std::string diverged =
         mlir::mxfp4::describeDivergedRuns(outcomes[r], results.seeds);
     std::string dnc = mlir::mxfp4::describeDnc(outcomes[r], outcomes[0],
@@ -170,8 +196,8 @@ std::string formatStudyTable(const StudyResults &results) {
       text += format("%+.4f", gap);
       if (seeds > 1)
         text += " (" + perSeed + ")";
-      if (noise && std::fabs(gap) <= *noise)
-        text += " (within noise)";
+      if (std::isfinite(spread) && !mlir::mxfp4::exceedsSpread(gap, spread))
+        text += " (within spread)";
     }
     text += " | ";
     if (!dnc.empty()) {
@@ -188,15 +214,9 @@ std::string formatStudyTable(const StudyResults &results) {
       if (r > 0 || eval)
         text += format(" (%+.1f%%)", 100 * (tokens / reference - 1));
     }
-    text += " |\n";
+    text += std::isfinite(spread) ? format(" | %.4f |\n", spread) : " | - |\n";
   }
   text += "\n";
-  if (noise)
-    text += format("Noise level: the final losses of %s with seeds %llu and "
-                   "%llu differ by %.4f; gaps of that size or less are "
-                   "within noise.\n",
-                   base.c_str(), (unsigned long long)results.seeds[0],
-                   (unsigned long long)results.seeds[1], *noise);
   text += "Gaps are paired: each recipe against the baseline of the same "
           "seed (same initial weights and batches), averaged over seeds. ";
   text += eval ? "Losses are held-out (eval) losses; token percentages are "
@@ -204,6 +224,8 @@ std::string formatStudyTable(const StudyResults &results) {
                : "Losses are training losses (the runs have no held-out "
                  "evaluations); token percentages are against the "
                  "baseline's own crossing of its smoothed loss.\n";
+  if (seeds > 1)
+    text += mlir::mxfp4::describeSpreadRule(base) + "\n";
   text += mlir::mxfp4::describeDncRule(
               results.dncThreshold, base,
               eval ? "final held-out eval loss"

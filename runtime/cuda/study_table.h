@@ -41,6 +41,9 @@ struct StudyCurves {
   std::vector<LossPoint> train, eval;
   /// The step the run diverged at, if it did.
   std::optional<int64_t> divergedAt;
+  /// The compiler's commit its first record names ("unknown" if it has no
+  /// such record: written before runs recorded it).
+  std::string commit = "unknown";
 };
 
 /// The curves in `records`.

@@ -70,7 +70,8 @@ class Trainer {
 public:
   Trainer(Driver &cu, const Compiled &compiled, const TrainingRun &run,
           const TrainOptions &options, Program step, Program loss)
-      : cu(cu), memory(cu), run(run), options(options), step(std::move(step)),
+      : cu(cu), memory(cu), compiled(compiled), run(run), options(options),
+        step(std::move(step)),
         loss(std::move(loss)),
         n(run.params.size()), owner{options.recipe,
                                     hashText(compiled.planText())} {}
@@ -86,8 +87,12 @@ private:
 
   std::string checkpointDir() const { return options.outDir + "/checkpoint"; }
 
+  /// The first record of a new run's metrics: what produced it.
+  JsonRecord describeRun() const;
+
   Driver &cu;
   Memory memory;
+  const Compiled &compiled;
   const TrainingRun &run;
   const TrainOptions &options;
   Program step, loss;
@@ -187,6 +192,27 @@ std::string Trainer::checkpoint(int64_t done) {
   return "";
 }
 
+JsonRecord Trainer::describeRun() const {
+  JsonRecord what;
+  const JsonValue &provenance = compiled.provenance();
+  what.add("commit", provenance.getString("commit").value_or("unknown"));
+  for (const char *key : {"target", "recipe", "model", "gemm_precision"})
+    if (std::optional<std::string> value = provenance.getString(key))
+      what.add(key, *value);
+  if (!options.recipe.empty())
+    what.add("name", options.recipe);
+  what.add("seed", int64_t(run.seed))
+      .add("steps", run.steps)
+      .add("batch", run.batch)
+      .add("window", run.window)
+      .add("init_std", run.initStd)
+      .add("eval_every", run.evalEvery)
+      .add("eval_batches", run.evalBatches)
+      .add("run_manifest_hash", hashText(run.manifest));
+  return JsonRecord().add("step", int64_t(0)).add("tokens", int64_t(0))
+      .add(mlir::mxfp4::getRunKey(), what);
+}
+
 void Trainer::loop() {
   std::string metricsPath = options.outDir + "/metrics.jsonl";
   std::error_code ec;
@@ -246,6 +272,8 @@ void Trainer::loop() {
   upload(start);
   MetricsLog metrics = options.resume ? MetricsLog(metricsPath, start.step)
                                       : MetricsLog(metricsPath);
+  if (!options.resume)
+    metrics.append(describeRun());
 
   int64_t tokensPerStep = run.batch * (run.window - 1);
   std::string title = (run.model.empty() ? "" : "Llama " + run.model + ", ") +

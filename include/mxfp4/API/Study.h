@@ -9,8 +9,9 @@
 // order (Trainer.h) and compares each recipe with the baseline (the first
 // recipe) of the same seed: the paired final eval-loss gap, the extra tokens
 // needed to reach the baseline's eval loss at 75% of the schedule, and the
-// per-role quantization telemetry. With two or more seeds, the gap between
-// the baseline's runs is the noise level the gaps are read against. A run
+// per-role quantization telemetry. With two or more seeds, each gap has a
+// seed spread (the standard deviation of its per-seed gaps) and is a claim
+// only where it exceeds it (mxfp4/Train/Convergence.h). A run
 // that diverges is recorded as such and the study goes on; the table marks
 // the recipes that do not converge (DNC, mxfp4/Train/Convergence.h).
 //
@@ -52,6 +53,9 @@ struct StudyRow {
   /// Mean over seeds of the final eval loss, and of its gap to the baseline
   /// of the same seed.
   double finalLoss = 0, gap = 0;
+  /// The sample standard deviation over seeds of the per-seed gaps (of the
+  /// final losses in the baseline's row); NaN with one seed.
+  double spread = NAN;
   /// Extra tokens (relative to the baseline's) to reach the baseline's eval
   /// loss at 75% of the schedule, averaged over seeds; unset if a run never
   /// reached it.
@@ -67,8 +71,6 @@ struct StudyRow {
 
 struct StudyReport {
   std::vector<StudyRow> rows;
-  /// |final eval loss of the baseline, seed 1 - seed 2|, with two seeds.
-  std::optional<double> noise;
   int64_t steps = 0, tokensPerStep = 0;
   /// study.md, study.json, study.svg in the study folder.
   std::string tablePath, jsonPath, plotPath;

@@ -82,6 +82,11 @@ void buildGfx950KernelPipeline(OpPassManager &pm,
 /// Composites.h) included: their bodies are their reference decompositions.
 void addCompositeInlining(OpPassManager &pm);
 
+/// CSE after a target's mxfp4 conversion: of everything, or in mixed mode
+/// of the kernels only (the host code is CSE'd after bufferization, which
+/// must see each launch's read of a tensor where the launch is).
+void addPostConversionCSE(OpPassManager &pm, bool mixed);
+
 /// Bufferizes a tensor program and gives every linalg op a generic GPU
 /// kernel (convert-linalg-to-gpu-launch), all kernels in one gpu.module
 /// @mxfp4_kernels: target-independent. After bufferization, `fused` adds a

@@ -22,6 +22,10 @@
 // than a threshold (relative, 20% by default) above the baseline's final
 // loss of the same seed (docs/Training.md, "The study").
 //
+// A study's gap (a recipe's final loss minus the baseline's, per seed) is a
+// claim only where its mean over seeds exceeds its seed spread, the sample
+// standard deviation of the per-seed gaps.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_TRAIN_CONVERGENCE_H
@@ -88,6 +92,11 @@ inline bool isFiniteF32(const void *data, size_t bytes) {
   }
   return true;
 }
+
+/// The key of the first metrics.jsonl record of a new run, {"step": 0,
+/// "tokens": 0, "run": {...}}: what produced the run (the compiler's
+/// commit, the target, the recipe, the seed and the config).
+inline const char *getRunKey() { return "run"; }
 
 /// The key of the metrics.jsonl record that marks the step a run diverged
 /// at: {"step": N, "tokens": T, "diverged": reason}, after the step's other
@@ -190,6 +199,42 @@ inline std::string describeDncRule(double threshold, const std::string &baseline
          "norm), or " +
          finalLoss + " more than " + percent + " above " + baseline +
          "'s of the same seed.";
+}
+
+/// The seed spread of `values` (per-seed gaps, or the baseline's per-seed
+/// losses): their sample standard deviation; NaN unless at least two are
+/// finite (one seed has no spread, a diverged seed no gap).
+inline double getSeedSpread(const std::vector<double> &values) {
+  double sum = 0;
+  size_t n = 0;
+  for (double v : values)
+    if (std::isfinite(v)) {
+      sum += v;
+      ++n;
+    }
+  if (n < 2)
+    return NAN;
+  double mean = sum / double(n), squares = 0;
+  for (double v : values)
+    if (std::isfinite(v))
+      squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / double(n - 1));
+}
+
+/// Whether a mean gap is a claim: it exceeds its seed spread. A gap with no
+/// spread (one seed) is no claim either.
+inline bool exceedsSpread(double gap, double spread) {
+  return std::isfinite(gap) && std::isfinite(spread) &&
+         std::fabs(gap) > spread;
+}
+
+/// The note under a study table that defines the spread column.
+inline std::string describeSpreadRule(const std::string &baseline) {
+  return "Seed spread: the sample standard deviation over seeds of the "
+         "per-seed gaps (of the final losses, in " +
+         baseline +
+         "'s row); a gap no larger than its spread is marked \"within "
+         "spread\" and is no claim.";
 }
 
 } // namespace mlir::mxfp4

@@ -764,18 +764,28 @@ LogicalResult FunctionConverter::emitDequantize(DequantizeOp op) {
 }
 
 Value FunctionConverter::bufferOf(Location loc, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  bool tensorForm = mixed && type && type.hasStaticShape() &&
+                    !isa<Float4E2M1FNType, Float8E8M0FNUType>(
+                        type.getElementType());
+  // A tensor is read through a to_buffer where each launch reads it, never
+  // through one made for an earlier launch: bufferization sees only the
+  // to_buffer as the tensor's read, and may let an op after it write into
+  // the buffer in place. (Reusing one made the q/k/v Dgrad sum overwrite the
+  // normed activations that two later stochastic-rounding Wgrad quantizes
+  // still read, and stalled fp4-all-sr; test/Integration/gfx950/
+  // launch-reads.py. CSE must not merge them either: addPostConversionCSE.)
+  // FP4 values and scales exist only as device buffers.
   auto it = device.find(value);
-  if (it != device.end() && it->second.buffer)
+  if (!tensorForm && it != device.end() && it->second.buffer)
     return it->second.buffer;
   if (!mixed)
     return {};
-  auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type) {
     device[value] = {value, {}};
     return value;
   }
-  if (!type.hasStaticShape() ||
-      isa<Float4E2M1FNType, Float8E8M0FNUType>(type.getElementType()))
+  if (!tensorForm)
     return {};
   Value buffer = bufferization::ToBufferOp::create(
       b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
