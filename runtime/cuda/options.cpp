@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -72,6 +73,12 @@ static std::vector<std::string> list(const std::string &value) {
 
 Options parseOptions(int argc, char **argv) {
   Options o;
+  // --help anywhere: the usage, and nothing else is done.
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", usage);
+      std::exit(0);
+    }
   if (argc < 2 || !flags.count(argv[1]))
     fail(usage);
   o.command = argv[1];

@@ -3,7 +3,7 @@ GEMM, the fused Hadamard + quantize kernel (both orientations), the
 quantize kernel alone (one orientation) and the fused causal attention
 (forward and backward, head dims 64 and 128) on the pilot study's shapes,
 compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
-(too large to carry: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
+(too large to ship: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
 device-to-device copy of the same bytes) are measured by
 scripts/gpu/torch_reference.py in the same run.
 Usage: [BENCH=NAME_PREFIX,...] bench_cases.py OUT_DIR MXFP4_RUN

@@ -30,7 +30,7 @@ Cases:
   results and compares two counters' with the CPU's.
 Usage: [CASES=GROUP,...] cases.py OUT_DIR MXFP4_RUN
 GROUP is one of quantize, gemm, contraction, step, attention, train, sr (all
-by default): a subset keeps a check under the device tool's 64 MiB carry.
+by default): a subset keeps a check's inputs small.
 """
 import concurrent.futures
 import json

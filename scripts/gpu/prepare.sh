@@ -5,7 +5,8 @@
 # path's results — in gpu-check/ (untracked, inside the repo so it travels
 # to the GPU machine). Then, on the GPU machine: bash scripts/gpu/run.sh
 # CASES=quantize,gemm,... and BENCH=NAME_PREFIX,... prepare a subset: the
-# whole check is over the device tool's 64 MiB carry, so it runs in parts.
+# whole check is large (tens of MiB of inputs), so it can be prepared and run
+# in parts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=gpu-check

@@ -38,11 +38,15 @@
 using namespace mlir::mxfp4;
 namespace cl = llvm::cl;
 
+/// The tool's own options; --help lists only these, not the ones LLVM's
+/// libraries register.
+static cl::OptionCategory benchCategory("mxfp4-bench options");
 static cl::opt<int> repetitions("repetitions",
                                 cl::desc("Timed runs per case (median)"),
-                                cl::init(5));
+                                cl::init(5), cl::cat(benchCategory));
 static cl::opt<bool> quick("quick",
-                           cl::desc("Small shapes only (a smoke test)"));
+                           cl::desc("Small shapes only (a smoke test)"),
+                           cl::cat(benchCategory));
 
 /// Median wall time of `fn` over the repetitions, after one warm-up run.
 static double medianSeconds(const std::function<void()> &fn) {
@@ -252,6 +256,7 @@ static void f32MatmulCase(int64_t m, int64_t n, int64_t k) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(benchCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "mxfp4 CPU benchmarks against peers\n");
   bool bf16 = hostHasAvx512BF16();

@@ -37,7 +37,7 @@
 
 #include "FlashAttention.h"
 
-#include "../MXFP4ToNVGPU/TensorCore.h"
+#include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -391,7 +391,7 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   OpBuilder::InsertionGuard guard(b);
   // Two blocks of 128 threads fit an SM with up to 255 registers each;
   // told so, ptxas gives the head-dim-128 forward 254 registers, else 182
-  // (measured 0.188 against 0.241 ms on an H200, docs/performance.md).
+  // (measured 0.186 against 0.241 ms on an H200, docs/sm90a.md).
   gpu::LaunchOp launch =
       open("fwd", queryRows() / kRows, 2, 0, s.headDim > 64 ? 2 : 0);
   auto shared = launch.getWorkgroupAttributions();

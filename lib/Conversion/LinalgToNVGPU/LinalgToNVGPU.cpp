@@ -26,8 +26,8 @@
 
 #include "mxfp4/Conversion/Passes.h"
 
-#include "../MXFP4ToNVGPU/TensorCore.h"
-#include "../MXFP4ToNVGPU/WarpgroupMma.h"
+#include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
+#include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

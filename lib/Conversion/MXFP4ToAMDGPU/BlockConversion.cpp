@@ -17,7 +17,7 @@
 
 #include "Kernels.h"
 
-#include "../MXFP4ToLinalg/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

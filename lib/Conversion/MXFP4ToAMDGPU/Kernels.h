@@ -18,7 +18,7 @@
 #ifndef MXFP4_LIB_CONVERSION_MXFP4TOAMDGPU_KERNELS_H
 #define MXFP4_LIB_CONVERSION_MXFP4TOAMDGPU_KERNELS_H
 
-#include "../MXFP4ToGPUCommon/Kernels.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/Kernels.h"
 
 #include "mxfp4/Target/GFX950/LaneLayout.h"
 

@@ -13,7 +13,7 @@
 
 #include "Kernels.h"
 
-#include "../MXFP4ToGPUCommon/FunctionConverter.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/FunctionConverter.h"
 
 #include "mxfp4/Conversion/Passes.h"
 

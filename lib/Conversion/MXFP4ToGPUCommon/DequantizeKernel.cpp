@@ -13,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Kernels.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/Kernels.h"
 
-#include "../MXFP4ToLinalg/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -29,7 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FunctionConverter.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/FunctionConverter.h"
 
 #include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"

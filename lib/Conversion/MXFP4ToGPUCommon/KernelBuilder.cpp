@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 #include "mlir/IR/Matchers.h"
 

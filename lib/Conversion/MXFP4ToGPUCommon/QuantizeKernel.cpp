@@ -38,10 +38,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Kernels.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/Kernels.h"
 
-#include "../MXFP4ToLinalg/Numerics.h"
-#include "../MXFP4ToLinalg/Rotation.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Rotation.h"
 
 #include "mxfp4/Target/GFX950/LaneLayout.h"
 

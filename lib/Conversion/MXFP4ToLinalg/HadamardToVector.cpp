@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerings.h"
-#include "Numerics.h"
-#include "Rotation.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Rotation.h"
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"

@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerings.h"
-#include "Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 #include "TensorUtils.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"

@@ -16,7 +16,7 @@
 
 #include "Fp4Expansion.h"
 #include "Kernels.h"
-#include "WarpgroupMma.h"
+#include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

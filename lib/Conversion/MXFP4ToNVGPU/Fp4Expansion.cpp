@@ -7,7 +7,7 @@
 
 #include "Fp4Expansion.h"
 
-#include "../MXFP4ToLinalg/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -24,7 +24,7 @@
 #ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_FP4EXPANSION_H
 #define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_FP4EXPANSION_H
 
-#include "../MXFP4ToGPUCommon/KernelBuilder.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 namespace mlir::mxfp4::sm90 {
 

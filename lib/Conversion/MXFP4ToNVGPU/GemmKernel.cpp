@@ -82,9 +82,9 @@
 
 #include "Fp4Expansion.h"
 #include "Kernels.h"
-#include "WarpgroupMma.h"
+#include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
-#include "../MXFP4ToLinalg/Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

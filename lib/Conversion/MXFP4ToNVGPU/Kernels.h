@@ -14,10 +14,10 @@
 #ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_KERNELS_H
 #define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_KERNELS_H
 
-#include "TensorCore.h"
-#include "WarpgroupMma.h"
+#include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
+#include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
-#include "../MXFP4ToGPUCommon/Kernels.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/Kernels.h"
 
 namespace mlir::mxfp4::sm90 {
 

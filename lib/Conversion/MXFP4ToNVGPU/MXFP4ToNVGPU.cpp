@@ -13,9 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
-#include "TensorCore.h"
+#include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
 
-#include "../MXFP4ToGPUCommon/FunctionConverter.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/FunctionConverter.h"
 
 #include "mxfp4/Conversion/Passes.h"
 

@@ -23,10 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
-#define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
+#ifndef MXFP4_CONVERSION_NVGPUCOMMON_WARPGROUPMMA_H
+#define MXFP4_CONVERSION_NVGPUCOMMON_WARPGROUPMMA_H
 
-#include "../MXFP4ToGPUCommon/KernelBuilder.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 namespace mlir::mxfp4::sm90 {
 
@@ -132,4 +132,4 @@ void forEachWarpgroupAccumulatorPair(
 
 } // namespace mlir::mxfp4::sm90
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TONVGPU_WARPGROUPMMA_H
+#endif // MXFP4_CONVERSION_NVGPUCOMMON_WARPGROUPMMA_H

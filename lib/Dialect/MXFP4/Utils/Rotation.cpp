@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Rotation.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Rotation.h"
 
-#include "Numerics.h"
+#include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TOLINALG_ROTATION_H
-#define MXFP4_LIB_CONVERSION_MXFP4TOLINALG_ROTATION_H
+#ifndef MXFP4_DIALECT_MXFP4_UTILS_ROTATION_H
+#define MXFP4_DIALECT_MXFP4_UTILS_ROTATION_H
 
 #include "mlir/IR/Builders.h"
 
@@ -48,4 +48,4 @@ std::optional<int64_t> normalizationExponent(int64_t n);
 
 } // namespace mlir::mxfp4
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TOLINALG_ROTATION_H
+#endif // MXFP4_DIALECT_MXFP4_UTILS_ROTATION_H

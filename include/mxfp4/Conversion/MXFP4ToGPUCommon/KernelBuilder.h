@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H
-#define MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H
+#ifndef MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H
+#define MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -101,4 +101,4 @@ MemRefType workgroupBuffer(MLIRContext *context, int64_t size, Type type);
 
 } // namespace mlir::mxfp4::kernels
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H
+#endif // MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELBUILDER_H

@@ -18,10 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
-#define MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
+#ifndef MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
+#define MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
 
-#include "KernelBuilder.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 
@@ -141,4 +141,4 @@ Value emitShuffledScaleOffset(KernelBuilder &kb, Value row, Value kBlock,
 
 } // namespace mlir::mxfp4::kernels
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H
+#endif // MXFP4_CONVERSION_MXFP4TOGPUCOMMON_KERNELS_H

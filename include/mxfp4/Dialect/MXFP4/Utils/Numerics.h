@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TOLINALG_NUMERICS_H
-#define MXFP4_LIB_CONVERSION_MXFP4TOLINALG_NUMERICS_H
+#ifndef MXFP4_DIALECT_MXFP4_UTILS_NUMERICS_H
+#define MXFP4_DIALECT_MXFP4_UTILS_NUMERICS_H
 
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 
@@ -87,4 +87,4 @@ std::array<Value, 2> splitI64(OpBuilder &b, Location loc, Value v);
 
 } // namespace mlir::mxfp4::numerics
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TOLINALG_NUMERICS_H
+#endif // MXFP4_DIALECT_MXFP4_UTILS_NUMERICS_H

@@ -14,10 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H
-#define MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H
+#ifndef MXFP4_CONVERSION_NVGPUCOMMON_TENSORCORE_H
+#define MXFP4_CONVERSION_NVGPUCOMMON_TENSORCORE_H
 
-#include "../MXFP4ToGPUCommon/KernelBuilder.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 namespace mlir::mxfp4::sm90 {
 
@@ -87,4 +87,4 @@ SmallVector<Value> accumulatorsAsA(KernelBuilder &kb, Value lo, Value hi);
 
 } // namespace mlir::mxfp4::sm90
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TONVGPU_TENSORCORE_H
+#endif // MXFP4_CONVERSION_NVGPUCOMMON_TENSORCORE_H

@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WarpgroupMma.h"
+#include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
-#include "TensorCore.h"
+#include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
-#define MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
+#ifndef MXFP4_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
+#define MXFP4_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
 
-#include "Kernels.h"
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/Kernels.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -93,4 +93,4 @@ LogicalResult convertMXFP4Functions(ModuleOp module, const KernelTarget &target,
 
 } // namespace mlir::mxfp4::kernels
 
-#endif // MXFP4_LIB_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
+#endif // MXFP4_CONVERSION_MXFP4TOGPUCOMMON_FUNCTIONCONVERTER_H
