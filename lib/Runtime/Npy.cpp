@@ -7,6 +7,8 @@
 
 #include "mxfp4/Runtime/Npy.h"
 
+#include "mxfp4/Formats/Npy.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,8 +18,6 @@
 using namespace mlir::mxfp4;
 using llvm::StringRef;
 
-static constexpr StringRef kMagic("\x93NUMPY", 6);
-
 /// Returns an error "'name': message".
 static llvm::Error npyError(StringRef name, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -25,149 +25,16 @@ static llvm::Error npyError(StringRef name, const llvm::Twine &message) {
 }
 
 //===----------------------------------------------------------------------===//
-// Header dict
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The fields of a `.npy` header.
-struct NpyHeader {
-  std::string descr;
-  bool fortranOrder = false;
-  llvm::SmallVector<int64_t, 4> shape;
-};
-
-/// Parses the Python dict literal of a `.npy` header, e.g.
-/// "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }".
-class HeaderParser {
-public:
-  explicit HeaderParser(StringRef text) : rest(text) {}
-
-  /// Parses the dict; on failure returns a description of what is wrong.
-  std::optional<std::string> parse(NpyHeader &header) {
-    bool seenDescr = false, seenOrder = false, seenShape = false;
-    if (!consume('{'))
-      return std::string("the header is not a dict");
-    while (!consume('}')) {
-      std::string key;
-      if (!parseString(key))
-        return std::string("expected a quoted key in the header");
-      if (!consume(':'))
-        return "expected ':' after '" + key + "' in the header";
-      if (key == "descr") {
-        if (!parseString(header.descr))
-          return std::string("'descr' is not a string");
-        seenDescr = true;
-      } else if (key == "fortran_order") {
-        if (!parseBool(header.fortranOrder))
-          return std::string("'fortran_order' is not True or False");
-        seenOrder = true;
-      } else if (key == "shape") {
-        if (!parseShape(header.shape))
-          return std::string("'shape' is not a tuple of sizes");
-        seenShape = true;
-      } else {
-        return "unexpected key '" + key + "' in the header";
-      }
-      if (!consume(',') && !peek('}'))
-        return std::string("expected ',' or '}' in the header");
-    }
-    if (!seenDescr || !seenOrder || !seenShape)
-      return std::string("the header lacks 'descr', 'fortran_order' or "
-                         "'shape'");
-    if (!rest.trim().empty())
-      return std::string("unexpected text after the header dict");
-    return std::nullopt;
-  }
-
-private:
-  bool peek(char c) {
-    rest = rest.ltrim();
-    return rest.starts_with(StringRef(&c, 1));
-  }
-
-  bool consume(char c) {
-    if (!peek(c))
-      return false;
-    rest = rest.drop_front();
-    return true;
-  }
-
-  bool parseString(std::string &value) {
-    rest = rest.ltrim();
-    if (rest.empty() || (rest.front() != '\'' && rest.front() != '"'))
-      return false;
-    char quote = rest.front();
-    size_t end = rest.find(quote, 1);
-    if (end == StringRef::npos)
-      return false;
-    value = rest.slice(1, end).str();
-    rest = rest.drop_front(end + 1);
-    return true;
-  }
-
-  bool parseBool(bool &value) {
-    rest = rest.ltrim();
-    if (rest.consume_front("True"))
-      value = true;
-    else if (rest.consume_front("False"))
-      value = false;
-    else
-      return false;
-    return true;
-  }
-
-  bool parseShape(llvm::SmallVectorImpl<int64_t> &shape) {
-    if (!consume('('))
-      return false;
-    while (!consume(')')) {
-      rest = rest.ltrim();
-      unsigned long long size;
-      if (rest.consumeInteger(10, size) || size > (1ull << 62))
-        return false;
-      shape.push_back(static_cast<int64_t>(size));
-      if (!consume(',') && !peek(')'))
-        return false;
-    }
-    return true;
-  }
-
-  StringRef rest;
-};
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // Reading
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<HostArray> mlir::mxfp4::parseNpy(StringRef contents,
                                                 StringRef name) {
-  if (!contents.starts_with(kMagic))
-    return npyError(name, "not a .npy file (bad magic)");
-  if (contents.size() < kMagic.size() + 2)
-    return npyError(name, "truncated .npy header");
-  unsigned major = static_cast<uint8_t>(contents[6]);
-  unsigned minor = static_cast<uint8_t>(contents[7]);
-  if (major < 1 || major > 3 || minor != 0)
-    return npyError(name, "unsupported .npy format version " +
-                              llvm::Twine(major) + "." + llvm::Twine(minor));
-
-  // Version 1.0 has a 16-bit header length, 2.0 and 3.0 a 32-bit one; 3.0
-  // only allows UTF-8 in the header, which the dict parser passes through.
-  size_t lengthSize = major == 1 ? 2 : 4;
-  size_t prefix = 8 + lengthSize;
-  if (contents.size() < prefix)
-    return npyError(name, "truncated .npy header");
-  uint64_t headerLength =
-      major == 1 ? llvm::support::endian::read16le(contents.data() + 8)
-                 : llvm::support::endian::read32le(contents.data() + 8);
-  if (contents.size() - prefix < headerLength)
-    return npyError(name, "truncated .npy header");
-  StringRef headerText = contents.substr(prefix, headerLength);
-
   NpyHeader header;
-  if (std::optional<std::string> problem =
-          HeaderParser(headerText).parse(header))
-    return npyError(name, *problem);
+  std::string problem = parseNpyHeader(
+      std::string_view(contents.data(), contents.size()), header);
+  if (!problem.empty())
+    return npyError(name, problem);
   if (header.fortranOrder)
     return npyError(name, "Fortran-order arrays are not supported (save a "
                           "C-contiguous array, e.g. np.ascontiguousarray)");
@@ -184,10 +51,10 @@ llvm::Expected<HostArray> mlir::mxfp4::parseNpy(StringRef contents,
 
   HostArray array;
   array.dtype = *dtype;
-  array.shape = header.shape;
+  array.shape.assign(header.shape.begin(), header.shape.end());
   std::optional<int64_t> numElements = getNumElements(array.shape);
   int64_t numBytes;
-  StringRef data = contents.drop_front(prefix + headerLength);
+  StringRef data = contents.drop_front(header.dataOffset);
   if (!numElements ||
       llvm::MulOverflow(*numElements, getDTypeSize(*dtype), numBytes) ||
       static_cast<uint64_t>(numBytes) > data.size())
@@ -216,26 +83,9 @@ llvm::Expected<HostArray> mlir::mxfp4::readNpyFile(StringRef path) {
 //===----------------------------------------------------------------------===//
 
 void mlir::mxfp4::writeNpy(const HostArray &array, llvm::raw_ostream &os) {
-  std::string header =
-      "{'descr': '" + getDTypeDescr(array.dtype).str() +
-      "', 'fortran_order': False, 'shape': " + formatShape(array.shape) + ", }";
-  // Pad with spaces and a final newline so the data starts at a multiple of
-  // 64 bytes; fall back to version 2.0 for headers over 64 KiB.
-  size_t lengthSize = header.size() + 1 + 10 < 65536 ? 2 : 4;
-  size_t prefix = 8 + lengthSize;
-  size_t total = llvm::alignTo(prefix + header.size() + 1, 64);
-  header.append(total - prefix - header.size() - 1, ' ');
-  header.push_back('\n');
-
-  os << kMagic;
-  os << static_cast<char>(lengthSize == 2 ? 1 : 2) << '\0';
-  char length[4];
-  if (lengthSize == 2)
-    llvm::support::endian::write16le(length, header.size());
-  else
-    llvm::support::endian::write32le(length, header.size());
-  os.write(length, lengthSize);
-  os << header;
+  os << formatNpyHeader(getDTypeDescr(array.dtype).str(),
+                        std::vector<int64_t>(array.shape.begin(),
+                                             array.shape.end()));
   os.write(reinterpret_cast<const char *>(array.bytes.data()),
            array.bytes.size());
 }

@@ -9,7 +9,7 @@
 
 #include "npy.h"
 
-#include "mxfp4/Train/SvgPlot.h"
+#include "mxfp4/Formats/SvgPlot.h"
 
 #include <cmath>
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The CPU trainer's plot (lib/API/Trainer.cpp, drawn by the renderer the two
-// share, mxfp4/Train/SvgPlot.h): training loss, its moving average and the
+// share, mxfp4/Formats/SvgPlot.h): training loss, its moving average and the
 // held-out loss against tokens.
 //
 //===----------------------------------------------------------------------===//

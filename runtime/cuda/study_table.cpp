@@ -9,7 +9,7 @@
 
 #include "mxfp4/Train/Convergence.h"
 #include "mxfp4/Train/LossCurve.h"
-#include "mxfp4/Train/SvgPlot.h"
+#include "mxfp4/Formats/SvgPlot.h"
 
 #include <algorithm>
 #include <cmath>

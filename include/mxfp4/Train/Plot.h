@@ -7,14 +7,14 @@
 //
 // Draws loss curves as a self-contained SVG file that opens in any browser:
 // axes with round tick labels, grid lines, a legend and one colour per series
-// (rendered by SvgPlot.h, which the CUDA runtime shares).
+// (rendered by mxfp4/Formats/SvgPlot.h, which the CUDA runtime shares).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_TRAIN_PLOT_H
 #define MXFP4_TRAIN_PLOT_H
 
-#include "mxfp4/Train/SvgPlot.h"
+#include "mxfp4/Formats/SvgPlot.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

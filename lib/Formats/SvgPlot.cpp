@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxfp4/Train/SvgPlot.h"
+#include "mxfp4/Formats/SvgPlot.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_TRAIN_SVGPLOT_H
-#define MXFP4_TRAIN_SVGPLOT_H
+#ifndef MXFP4_FORMATS_SVGPLOT_H
+#define MXFP4_FORMATS_SVGPLOT_H
 
 #include <string>
 #include <vector>
@@ -40,4 +40,4 @@ PlotSeries getMovingAverage(const PlotSeries &series, const std::string &label);
 
 } // namespace mlir::mxfp4
 
-#endif // MXFP4_TRAIN_SVGPLOT_H
+#endif // MXFP4_FORMATS_SVGPLOT_H
