@@ -84,9 +84,9 @@ private:
   LogicalResult check();
   LogicalResult runStrict();
   LogicalResult runMixed();
-  /// The device buffer of `value`; in mixed mode a tensor from outside the
-  /// mxfp4 ops is bridged with bufferization.to_buffer (scalars are used
-  /// as they are). Null if there is none.
+  /// The device buffer of `value`; in mixed mode a tensor is read through a
+  /// new bufferization.to_buffer at each call (scalars are used as they
+  /// are). Null if there is none.
   Value bufferOf(Location loc, Value value);
   /// Records `flat` as the buffer of `result`; in mixed mode the tensor
   /// users get it through bufferization.to_tensor.
@@ -796,7 +796,6 @@ Value FunctionConverter::bufferOf(Location loc, Value value) {
       all[0].push_back(d);
     buffer = memref::CollapseShapeOp::create(b, loc, buffer, all);
   }
-  device[value] = {buffer, {}};
   return buffer;
 }
 
@@ -817,7 +816,6 @@ void FunctionConverter::publish(Location loc, Value result, Value flat) {
   Value tensor = bufferization::ToTensorOp::create(
       b, loc, type, shaped, /*restrict=*/true, /*writable=*/true);
   result.replaceAllUsesWith(tensor);
-  device[tensor] = {flat, {}};
 }
 
 LogicalResult FunctionConverter::run() {
