@@ -8,13 +8,15 @@
 #include "checkpoint.h"
 
 #include "failure.h"
-#include "json.h"
 #include "npy.h"
 
+#include "mxfp4/Formats/Json.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <cstdio>
 #include <filesystem>
+
+using namespace mlir::mxfp4;
 
 namespace fs = std::filesystem;
 

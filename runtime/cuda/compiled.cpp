@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
+using namespace mlir::mxfp4;
+
 /// compiled.json in the folder of `path`, if it has one.
 static JsonValue readProvenance(const std::string &path) {
   std::filesystem::path file =

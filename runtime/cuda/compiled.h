@@ -18,8 +18,9 @@
 #define MXFP4_RUNTIME_CUDA_COMPILED_H
 
 #include "host_library.h"
-#include "json.h"
 #include "plan.h"
+
+#include "mxfp4/Formats/Json.h"
 
 #include <memory>
 #include <string>
@@ -46,13 +47,13 @@ public:
   /// compiled.json beside the plan (the compiler's commit, target, recipe
   /// and model), which every run's metrics copy; null if the folder has
   /// none (compiled before it existed).
-  const JsonValue &provenance() const { return compiledJson; }
+  const mlir::mxfp4::JsonValue &provenance() const { return compiledJson; }
 
 private:
   std::unique_ptr<HostLibrary> library;
   std::string planPath, cubinPath, text;
   std::vector<char> cubinFile;
-  JsonValue compiledJson;
+  mlir::mxfp4::JsonValue compiledJson;
 };
 
 #endif // MXFP4_RUNTIME_CUDA_COMPILED_H

@@ -12,6 +12,8 @@
 
 #include <cstdio>
 
+using namespace mlir::mxfp4;
+
 std::vector<MetricsRecord> readMetrics(const std::string &path) {
   std::vector<char> bytes = readFile(path);
   std::string text(bytes.begin(), bytes.end());

@@ -17,7 +17,7 @@
 #ifndef MXFP4_RUNTIME_CUDA_METRICS_H
 #define MXFP4_RUNTIME_CUDA_METRICS_H
 
-#include "json.h"
+#include "mxfp4/Formats/Json.h"
 
 #include <cstdint>
 #include <fstream>
@@ -27,7 +27,7 @@
 /// One record and its line.
 struct MetricsRecord {
   int64_t step = 0;
-  JsonValue value;
+  mlir::mxfp4::JsonValue value;
   std::string line;
 };
 
@@ -43,7 +43,7 @@ public:
   /// `lastStep` (the later ones, of a run cut short, are dropped).
   MetricsLog(const std::string &path, int64_t lastStep);
 
-  void append(const JsonRecord &record);
+  void append(const mlir::mxfp4::JsonRecord &record);
 
 private:
   std::string path;

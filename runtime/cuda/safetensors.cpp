@@ -8,11 +8,14 @@
 #include "safetensors.h"
 
 #include "failure.h"
-#include "json.h"
 #include "npy.h"
+
+#include "mxfp4/Formats/Json.h"
 
 #include <cstring>
 #include <fstream>
+
+using namespace mlir::mxfp4;
 
 void writeSafetensors(const std::string &path,
                       const std::vector<NamedTensor> &tensors) {

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <optional>
 
+using namespace mlir::mxfp4;
+
 using mlir::mxfp4::lossAtStep;
 using mlir::mxfp4::PlotSeries;
 using mlir::mxfp4::RunOutcome;

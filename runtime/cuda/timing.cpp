@@ -8,12 +8,15 @@
 #include "timing.h"
 
 #include "failure.h"
-#include "json.h"
+
+#include "mxfp4/Formats/Json.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
+
+using namespace mlir::mxfp4;
 
 void profileCall(Driver &cu, Memory &memory, const Program &program,
                  const Arguments &arguments) {

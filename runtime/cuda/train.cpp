@@ -24,6 +24,8 @@
 #include <fstream>
 #include <optional>
 
+using namespace mlir::mxfp4;
+
 namespace fs = std::filesystem;
 
 /// The argument records of `program`, by index.

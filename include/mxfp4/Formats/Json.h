@@ -1,25 +1,28 @@
-//===- json.h - JSON values and records -------------------------*- C++ -*-===//
+//===- Json.h - JSON values and records, without LLVM -----------*- C++ -*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// What the runner reads (metrics.jsonl, trainer_state.json, safetensors
-// headers) and writes (records formatted as the CPU driver's
-// formatMetricsRecord formats them, so its files and the runner's agree
-// line for line).
+// A small JSON reader and record writer in standard C++ only, for the
+// formats the compiler and the LLVM-free runtimes share (metrics.jsonl,
+// trainer_state.json, safetensors headers, compiled.json). The compiler
+// itself builds JSON with llvm::json; what both sides write goes through
+// JsonRecord, so their files agree byte for byte.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP4_RUNTIME_CUDA_JSON_H
-#define MXFP4_RUNTIME_CUDA_JSON_H
+#ifndef MXFP4_FORMATS_JSON_H
+#define MXFP4_FORMATS_JSON_H
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace mlir::mxfp4 {
 
 /// A parsed JSON value; objects keep their members in file order.
 struct JsonValue {
@@ -69,4 +72,6 @@ private:
   std::vector<std::pair<std::string, std::string>> members; // raw values
 };
 
-#endif // MXFP4_RUNTIME_CUDA_JSON_H
+} // namespace mlir::mxfp4
+
+#endif // MXFP4_FORMATS_JSON_H

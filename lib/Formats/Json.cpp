@@ -1,17 +1,19 @@
-//===- json.cpp - JSON values and records ---------------------------------===//
+//===- Json.cpp - JSON values and records, without LLVM -------------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 
-#include "json.h"
+#include "mxfp4/Formats/Json.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+
+namespace mlir::mxfp4 {
 
 const JsonValue *JsonValue::get(const std::string &key) const {
   for (const auto &[name, value] : members)
@@ -266,3 +268,5 @@ std::string JsonRecord::format(bool indent) const {
             sorted[i].second;
   return text + (indent ? "\n}" : "}");
 }
+
+} // namespace mlir::mxfp4
