@@ -13,7 +13,7 @@
 
 #include <cstdio>
 
-void exec(Driver &cu, void *module, const Compiled &compiled,
+void exec(Device &cu, void *module, const Compiled &compiled,
           const Options &o) {
   Program program = compiled.program(o.function);
   resolveKernels(cu, module, program);
@@ -21,7 +21,7 @@ void exec(Driver &cu, void *module, const Compiled &compiled,
   Arguments arguments =
       upload(cu, memory, program.records, o.inputs, o.function);
   replay(cu, memory, program, arguments, &o.outputs);
-  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  cu.synchronize();
   if (o.repeat == 0)
     return;
 
@@ -47,7 +47,7 @@ void exec(Driver &cu, void *module, const Compiled &compiled,
       }
     }
   }
-  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  cu.synchronize();
   Times t = summarize(ms);
   std::printf("time: %s: %zu calls, mean %.3f ms, min %.3f ms, max %.3f ms\n",
               o.function.c_str(), t.calls, t.mean, t.min, t.max);

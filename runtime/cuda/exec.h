@@ -20,10 +20,10 @@
 #define MXFP4_RUNTIME_CUDA_EXEC_H
 
 #include "compiled.h"
-#include "driver.h"
+#include "device.h"
 #include "options.h"
 
 /// Calls `o.function` of `compiled`, whose cubin is loaded as `module`.
-void exec(Driver &cu, void *module, const Compiled &compiled, const Options &o);
+void exec(Device &cu, void *module, const Compiled &compiled, const Options &o);
 
 #endif // MXFP4_RUNTIME_CUDA_EXEC_H

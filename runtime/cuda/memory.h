@@ -8,7 +8,7 @@
 #ifndef MXFP4_RUNTIME_CUDA_MEMORY_H
 #define MXFP4_RUNTIME_CUDA_MEMORY_H
 
-#include "driver.h"
+#include "device.h"
 
 #include <map>
 #include <vector>
@@ -25,50 +25,46 @@
 /// Everything is released at exit.
 class Memory {
 public:
-  explicit Memory(Driver &cu) : cu(cu) {}
+  explicit Memory(Device &cu) : cu(cu) {}
   Memory(const Memory &) = delete;
   Memory &operator=(const Memory &) = delete;
   ~Memory() {
     for (auto [p, bytes] : blocks)
-      cu.memFree(p);
-    for (CUdeviceptr p : held)
-      cu.memFree(p);
+      cu.release(p);
+    for (DevicePtr p : held)
+      cu.release(p);
   }
 
   /// A buffer for the whole run.
-  CUdeviceptr hold(size_t bytes) {
+  DevicePtr hold(size_t bytes) {
     held.push_back(allocate(bytes ? bytes : 1));
     return held.back();
   }
 
   /// A block of at least `bytes`, cached or new.
-  CUdeviceptr take(size_t bytes) {
+  DevicePtr take(size_t bytes) {
     size_t size = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
-    std::vector<CUdeviceptr> &free = idle[size];
+    std::vector<DevicePtr> &free = idle[size];
     if (free.empty()) {
-      CUdeviceptr p = allocate(size);
+      DevicePtr p = allocate(size);
       blocks[p] = size;
       return p;
     }
-    CUdeviceptr p = free.back();
+    DevicePtr p = free.back();
     free.pop_back();
     return p;
   }
 
   /// Returns a block from `take` to the cache.
-  void give(CUdeviceptr p) { idle[blocks.at(p)].push_back(p); }
+  void give(DevicePtr p) { idle[blocks.at(p)].push_back(p); }
 
 private:
-  CUdeviceptr allocate(size_t bytes) {
-    CUdeviceptr p = 0;
-    cu.check(cu.memAlloc(&p, bytes), "cuMemAlloc");
-    return p;
-  }
+  DevicePtr allocate(size_t bytes) { return cu.allocate(bytes); }
 
-  Driver &cu;
-  std::map<size_t, std::vector<CUdeviceptr>> idle; // by size
-  std::map<CUdeviceptr, size_t> blocks;            // all of the cache's
-  std::vector<CUdeviceptr> held;
+  Device &cu;
+  std::map<size_t, std::vector<DevicePtr>> idle; // by size
+  std::map<DevicePtr, size_t> blocks;            // all of the cache's
+  std::vector<DevicePtr> held;
 };
 
 #endif // MXFP4_RUNTIME_CUDA_MEMORY_H

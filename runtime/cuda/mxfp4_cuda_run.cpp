@@ -35,7 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiled.h"
-#include "driver.h"
+#include "cuda_device.h"
 #include "exec.h"
 #include "options.h"
 #include "study.h"
@@ -67,8 +67,7 @@ static int run(int argc, char **argv) {
   } else {
     compiled->program(o.function);
   }
-  Driver cu;
-  cu.start();
+  CudaDevice cu;
   void *module = cu.loadModule(compiled->cubin(), compiled->cubinOrigin());
   if (o.command == "exec")
     exec(cu, module, *compiled, o);

@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <set>
 
-Arguments upload(Driver &cu, Memory &memory, const std::vector<Record> &records,
+Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
                  const std::vector<std::string> &inputs,
                  const std::string &function) {
   Arguments arguments;
@@ -46,8 +46,7 @@ Arguments upload(Driver &cu, Memory &memory, const std::vector<Record> &records,
            std::to_string(buffer.host.size()) +
            " bytes of data, the plan wants " + std::to_string(r.bytes));
     buffer.device = memory.hold(r.bytes);
-    cu.check(cu.memcpyHtoD(buffer.device, buffer.host.data(), r.bytes),
-             "cuMemcpyHtoD");
+    cu.copyToDevice(buffer.device, buffer.host.data(), r.bytes);
     arguments.buffers.push_back(std::move(buffer));
   }
   return arguments;
@@ -62,12 +61,11 @@ Arguments upload(Driver &cu, Memory &memory, const std::vector<Record> &records,
 /// stores to an argument, no result names one), but the runner cannot see
 /// stores from the plan, so it compares each argument with its upload after
 /// the warmup call and keeps a pristine device copy of each one that changed.
-void keepPristineCopies(Driver &cu, Memory &memory, Arguments &arguments,
+void keepPristineCopies(Device &cu, Memory &memory, Arguments &arguments,
                         const std::string &function) {
   for (Input &input : arguments.buffers) {
     std::vector<char> now(input.host.size());
-    cu.check(cu.memcpyDtoH(now.data(), input.device, now.size()),
-             "cuMemcpyDtoH");
+    cu.copyToHost(now.data(), input.device, now.size());
     if (now == input.host)
       continue;
     std::fprintf(stderr,
@@ -75,30 +73,26 @@ void keepPristineCopies(Driver &cu, Memory &memory, Arguments &arguments,
                  "restored before each timed call\n",
                  function.c_str(), input.index);
     input.pristine = memory.hold(input.host.size());
-    cu.check(
-        cu.memcpyHtoD(input.pristine, input.host.data(), input.host.size()),
-        "cuMemcpyHtoD");
+    cu.copyToDevice(input.pristine, input.host.data(), input.host.size());
   }
 }
 
-void restore(Driver &cu, const Arguments &arguments) {
+void restore(Device &cu, const Arguments &arguments) {
   for (const Input &input : arguments.buffers)
     if (input.pristine)
-      cu.check(cu.memcpyDtoD(input.device, input.pristine, input.host.size()),
-               "cuMemcpyDtoD");
+      cu.copyOnDevice(input.device, input.pristine, input.host.size());
 }
 
 //===----------------------------------------------------------------------===//
 // Replay
 //===----------------------------------------------------------------------===//
 
-void resolveKernels(Driver &cu, void *module, Program &program) {
+void resolveKernels(Device &cu, void *module, Program &program) {
   std::map<std::string, void *> kernels;
   auto get = [&](const std::string &name) {
     void *&kernel = kernels[name];
     if (!kernel)
-      cu.check(cu.moduleGetFunction(&kernel, module, name.c_str()),
-               "cuModuleGetFunction(" + name + ")");
+      kernel = cu.getKernel(module, name);
     return kernel;
   };
   for (Record &r : program.records)
@@ -112,7 +106,7 @@ void resolveKernels(Driver &cu, void *module, Program &program) {
 /// profiled. The driver gets one pointer per parameter and copies as many
 /// bytes as the kernel declares (index scalars are 32-bit in the kernels:
 /// the low half of the little-endian 64-bit value).
-static void launchKernel(Driver &cu, LaunchEvents *profile, void *kernel,
+static void launchKernel(Device &cu, LaunchEvents *profile, void *kernel,
                          const std::string &name, const unsigned grid[3],
                          const unsigned block[3], unsigned sharedBytes,
                          const uint64_t *values, size_t count) {
@@ -124,37 +118,32 @@ static void launchKernel(Driver &cu, LaunchEvents *profile, void *kernel,
     if (index == profile->events.size())
       fail("the call launches more kernels than its plan");
     profile->kernels.push_back(&name);
-    cu.check(cu.eventRecord(profile->events[index].first, nullptr),
-             "cuEventRecord");
+    cu.recordEvent(profile->events[index].first);
   }
-  cu.check(cu.launchKernel(kernel, grid[0], grid[1], grid[2], block[0],
-                           block[1], block[2], sharedBytes, nullptr,
-                           params.data(), nullptr),
-           "cuLaunchKernel(" + name + ")");
+  cu.launch(kernel, name, grid, block, sharedBytes, params.data());
   if (profile)
-    cu.check(cu.eventRecord(profile->events[index].second, nullptr),
-             "cuEventRecord");
+    cu.recordEvent(profile->events[index].second);
 }
 
-static void writeResult(Driver &cu, const Record &r, CUdeviceptr p,
+static void writeResult(Device &cu, const Record &r, DevicePtr p,
                         const std::string &path) {
-  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  cu.synchronize();
   std::vector<char> data(r.bytes);
-  cu.check(cu.memcpyDtoH(data.data(), p, r.bytes), "cuMemcpyDtoH");
+  cu.copyToHost(data.data(), p, r.bytes);
   writeNpy(path, r.name, r.shape, data);
 }
 
 /// One call by replaying the records; `live` gets the blocks it takes and
 /// does not free. Returns the result buffers, by index.
-static std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
+static std::vector<DevicePtr> interpret(Device &cu, Memory &memory,
                                           const std::vector<Record> &records,
                                           const Arguments &arguments,
-                                          std::set<CUdeviceptr> &live,
+                                          std::set<DevicePtr> &live,
                                           LaunchEvents *profile) {
-  std::map<long, CUdeviceptr> buffers;
+  std::map<long, DevicePtr> buffers;
   for (const Input &input : arguments.buffers)
     buffers[input.id] = input.device;
-  std::vector<CUdeviceptr> results;
+  std::vector<DevicePtr> results;
   for (const Record &r : records) {
     switch (r.kind) {
     case Record::Arg:
@@ -174,8 +163,7 @@ static std::vector<CUdeviceptr> interpret(Driver &cu, Memory &memory,
       break;
     case Record::Global:
       live.insert(buffers[r.id] = memory.take(r.bytes));
-      cu.check(cu.memcpyHtoD(buffers[r.id], r.data.data(), r.bytes),
-               "cuMemcpyHtoD");
+      cu.copyToDevice(buffers[r.id], r.data.data(), r.bytes);
       break;
     case Record::Launch: {
       std::vector<uint64_t> values;
@@ -201,13 +189,13 @@ namespace {
 /// records.
 class LibraryCalls : public HostCalls {
 public:
-  LibraryCalls(Driver &cu, Memory &memory, const Program &program,
-               std::set<CUdeviceptr> &live, LaunchEvents *profile)
+  LibraryCalls(Device &cu, Memory &memory, const Program &program,
+               std::set<DevicePtr> &live, LaunchEvents *profile)
       : cu(cu), memory(memory), program(program), live(live), profile(profile) {
   }
 
   uint64_t alloc(uint64_t bytes) override {
-    CUdeviceptr p = memory.take(bytes);
+    DevicePtr p = memory.take(bytes);
     live.insert(p);
     return p;
   }
@@ -220,7 +208,7 @@ public:
 
   uint64_t upload(const void *data, uint64_t bytes) override {
     uint64_t p = alloc(bytes);
-    cu.check(cu.memcpyHtoD(p, data, bytes), "cuMemcpyHtoD");
+    cu.copyToDevice(p, data, bytes);
     return p;
   }
 
@@ -236,20 +224,20 @@ public:
   }
 
 private:
-  Driver &cu;
+  Device &cu;
   Memory &memory;
   const Program &program;
-  std::set<CUdeviceptr> &live;
+  std::set<DevicePtr> &live;
   LaunchEvents *profile;
 };
 
 } // namespace
 
 /// One call through the host library, as `interpret`.
-static std::vector<CUdeviceptr> callLibrary(Driver &cu, Memory &memory,
+static std::vector<DevicePtr> callLibrary(Device &cu, Memory &memory,
                                             const Program &program,
                                             const Arguments &arguments,
-                                            std::set<CUdeviceptr> &live,
+                                            std::set<DevicePtr> &live,
                                             LaunchEvents *profile) {
   std::vector<uint64_t> args;
   size_t results = 0;
@@ -266,14 +254,14 @@ static std::vector<CUdeviceptr> callLibrary(Driver &cu, Memory &memory,
   std::vector<uint64_t> buffers(results);
   LibraryCalls calls(cu, memory, program, live, profile);
   callHostFunction(program.code, calls, args.data(), buffers.data());
-  return std::vector<CUdeviceptr>(buffers.begin(), buffers.end());
+  return std::vector<DevicePtr>(buffers.begin(), buffers.end());
 }
 
-void replay(Driver &cu, Memory &memory, const Program &program,
+void replay(Device &cu, Memory &memory, const Program &program,
             const Arguments &arguments, const std::vector<std::string> *outputs,
-            LaunchEvents *profile, std::vector<CUdeviceptr> *kept) {
-  std::set<CUdeviceptr> live; // blocks taken and not yet freed
-  std::vector<CUdeviceptr> results =
+            LaunchEvents *profile, std::vector<DevicePtr> *kept) {
+  std::set<DevicePtr> live; // blocks taken and not yet freed
+  std::vector<DevicePtr> results =
       program.code
           ? callLibrary(cu, memory, program, arguments, live, profile)
           : interpret(cu, memory, program.records, arguments, live, profile);
@@ -290,6 +278,6 @@ void replay(Driver &cu, Memory &memory, const Program &program,
       live.erase(results[r.index]);
     }
   }
-  for (CUdeviceptr p : live)
+  for (DevicePtr p : live)
     memory.give(p);
 }

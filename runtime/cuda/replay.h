@@ -13,7 +13,7 @@
 #ifndef MXFP4_RUNTIME_CUDA_REPLAY_H
 #define MXFP4_RUNTIME_CUDA_REPLAY_H
 
-#include "driver.h"
+#include "device.h"
 #include "memory.h"
 #include "plan.h"
 
@@ -28,8 +28,8 @@ struct Input {
   size_t index = 0;
   long id = 0;
   std::vector<char> host; // the .npy data, to spot a call writing it
-  CUdeviceptr device = 0;
-  CUdeviceptr pristine = 0; // a copy to restore, once a call wrote it
+  DevicePtr device = 0;
+  DevicePtr pristine = 0; // a copy to restore, once a call wrote it
 };
 
 /// What every call starts from: the argument buffers and the scalars
@@ -41,21 +41,21 @@ struct Arguments {
 
 /// Uploads the buffer `inputs` (@FILE.npy) and reads the scalar ones of
 /// `function`'s `records`, with the plan's constants.
-Arguments upload(Driver &cu, Memory &memory, const std::vector<Record> &records,
+Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
                  const std::vector<std::string> &inputs,
                  const std::string &function);
 
 /// Keeps a device copy of every argument the warmup call wrote (see
 /// replay.cpp), for `restore`.
-void keepPristineCopies(Driver &cu, Memory &memory, Arguments &arguments,
+void keepPristineCopies(Device &cu, Memory &memory, Arguments &arguments,
                         const std::string &function);
 
 /// Puts back the arguments a call wrote (outside the timed region: the copy
 /// is queued before the start event on the same stream).
-void restore(Driver &cu, const Arguments &arguments);
+void restore(Device &cu, const Arguments &arguments);
 
 /// Resolves the kernels of the records' launches and the library's.
-void resolveKernels(Driver &cu, void *module, Program &program);
+void resolveKernels(Device &cu, void *module, Program &program);
 
 /// Events around each launch of a profiled call, in launch order.
 struct LaunchEvents {
@@ -68,9 +68,9 @@ struct LaunchEvents {
 /// get none and copy nothing back. Blocks the call took and did not free
 /// (its results, its globals) go back to the cache at its end, as when a
 /// caller drops the results, except those `kept` asks for.
-void replay(Driver &cu, Memory &memory, const Program &program,
+void replay(Device &cu, Memory &memory, const Program &program,
             const Arguments &arguments, const std::vector<std::string> *outputs,
             LaunchEvents *profile = nullptr,
-            std::vector<CUdeviceptr> *kept = nullptr);
+            std::vector<DevicePtr> *kept = nullptr);
 
 #endif // MXFP4_RUNTIME_CUDA_REPLAY_H

@@ -8,7 +8,7 @@
 #include "study.h"
 
 #include "compiled.h"
-#include "driver.h"
+#include "cuda_device.h"
 #include "failure.h"
 #include "metrics.h"
 #include "npy.h"
@@ -99,7 +99,7 @@ void study(const StudyOptions &options) {
   bool evaluates = runs.front().evalBatches > 0;
 
   // The driver only once there is something to train.
-  std::unique_ptr<Driver> cu;
+  std::unique_ptr<Device> cu;
   StudyResults results;
   results.model = runs.front().model;
   results.recipes = names;
@@ -142,8 +142,7 @@ void study(const StudyOptions &options) {
         // The driver before anything on disk changes: without a GPU, a
         // study that would train fails and loses nothing.
         if (!cu) {
-          cu = std::make_unique<Driver>();
-          cu->start();
+          cu = std::make_unique<CudaDevice>();
         }
         if (started && !pair.resume)
           fs::remove(metrics);

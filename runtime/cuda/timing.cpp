@@ -18,33 +18,29 @@
 
 using namespace mlir::mxfp4;
 
-void profileCall(Driver &cu, Memory &memory, const Program &program,
+void profileCall(Device &cu, Memory &memory, const Program &program,
                  const Arguments &arguments) {
   LaunchEvents profile;
   for (const Record &r : program.records)
     if (r.kind == Record::Launch) {
-      void *start = nullptr, *stop = nullptr;
-      cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
-      cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
-      profile.events.push_back({start, stop});
+      void *start = cu.createEvent();
+      profile.events.push_back({start, cu.createEvent()});
     }
   replay(cu, memory, program, arguments, nullptr, &profile);
-  cu.check(cu.ctxSynchronize(), "cuCtxSynchronize");
+  cu.synchronize();
   std::map<std::string, std::pair<double, size_t>> byKernel;
   double total = 0;
   for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    float ms = 0;
-    cu.check(cu.eventElapsedTime(&ms, profile.events[i].first,
-                                 profile.events[i].second),
-             "cuEventElapsedTime");
+    float ms =
+        cu.elapsedMs(profile.events[i].first, profile.events[i].second);
     auto &entry = byKernel[*profile.kernels[i]];
     entry.first += ms;
     ++entry.second;
     total += ms;
   }
   for (auto [start, stop] : profile.events) {
-    cu.eventDestroy(start);
-    cu.eventDestroy(stop);
+    cu.destroyEvent(start);
+    cu.destroyEvent(stop);
   }
   std::vector<std::pair<double, std::string>> sorted;
   for (auto &[name, entry] : byKernel)

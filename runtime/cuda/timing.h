@@ -8,7 +8,7 @@
 #ifndef MXFP4_RUNTIME_CUDA_TIMING_H
 #define MXFP4_RUNTIME_CUDA_TIMING_H
 
-#include "driver.h"
+#include "device.h"
 #include "memory.h"
 #include "replay.h"
 
@@ -22,36 +22,31 @@
 /// the host's gaps between launches as well as the kernels.
 class Timer {
 public:
-  explicit Timer(Driver &cu) : cu(cu) {
-    cu.check(cu.eventCreate(&start, 0), "cuEventCreate");
-    cu.check(cu.eventCreate(&stop, 0), "cuEventCreate");
-  }
+  explicit Timer(Device &cu)
+      : cu(cu), start(cu.createEvent()), stop(cu.createEvent()) {}
   Timer(const Timer &) = delete;
   Timer &operator=(const Timer &) = delete;
   ~Timer() {
-    cu.eventDestroy(start);
-    cu.eventDestroy(stop);
+    cu.destroyEvent(start);
+    cu.destroyEvent(stop);
   }
 
-  void begin() { cu.check(cu.eventRecord(start, nullptr), "cuEventRecord"); }
+  void begin() { cu.recordEvent(start); }
 
   /// Milliseconds since `begin`, once the device is there.
   float end() {
-    cu.check(cu.eventRecord(stop, nullptr), "cuEventRecord");
-    cu.check(cu.eventSynchronize(stop), "cuEventSynchronize");
-    float ms = 0;
-    cu.check(cu.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-    return ms;
+    cu.recordEvent(stop);
+    return cu.elapsedMs(start, stop);
   }
 
 private:
-  Driver &cu;
+  Device &cu;
   void *start = nullptr, *stop = nullptr;
 };
 
 /// Runs one more call with events around every launch and prints the
 /// kernels by total time: where a step's time goes.
-void profileCall(Driver &cu, Memory &memory, const Program &program,
+void profileCall(Device &cu, Memory &memory, const Program &program,
                  const Arguments &arguments);
 
 struct Times {

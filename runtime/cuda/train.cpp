@@ -70,7 +70,7 @@ namespace {
 /// A training run on the device.
 class Trainer {
 public:
-  Trainer(Driver &cu, const Compiled &compiled, const TrainingRun &run,
+  Trainer(Device &cu, const Compiled &compiled, const TrainingRun &run,
           const TrainOptions &options, Program step, Program loss)
       : cu(cu), memory(cu), compiled(compiled), run(run), options(options),
         step(std::move(step)),
@@ -92,7 +92,7 @@ private:
   /// The first record of a new run's metrics: what produced it.
   JsonRecord describeRun() const;
 
-  Driver &cu;
+  Device &cu;
   Memory memory;
   const Compiled &compiled;
   const TrainingRun &run;
@@ -101,9 +101,9 @@ private:
   size_t n;
   CheckpointOwner owner;
   /// Parameters, m and v on the device.
-  std::vector<CUdeviceptr> state;
-  CUdeviceptr tokens = 0;
-  std::vector<CUdeviceptr> evalTokens;
+  std::vector<DevicePtr> state;
+  DevicePtr tokens = 0;
+  std::vector<DevicePtr> evalTokens;
   /// The step of the checkpoint in the output folder, if there is one.
   std::optional<int64_t> savedStep;
 };
@@ -117,7 +117,7 @@ void Trainer::upload(const Checkpoint &start) {
                                     : i < 2 * n ? start.m[i - n]
                                                 : start.v[i - 2 * n];
     state[i] = memory.take(host.size());
-    cu.check(cu.memcpyHtoD(state[i], host.data(), host.size()), "cuMemcpyHtoD");
+    cu.copyToDevice(state[i], host.data(), host.size());
   }
   size_t bytes = run.batchTokens() * 4;
   tokens = memory.hold(bytes);
@@ -125,15 +125,14 @@ void Trainer::upload(const Checkpoint &start) {
   for (int64_t b = 0; b < run.evalBatches; ++b) {
     std::vector<int32_t> batch = run.tokens(run.evalTokens, b);
     evalTokens.push_back(memory.hold(bytes));
-    cu.check(cu.memcpyHtoD(evalTokens.back(), batch.data(), bytes),
-             "cuMemcpyHtoD");
+    cu.copyToDevice(evalTokens.back(), batch.data(), bytes);
   }
 }
 
 /// Arguments of `program`: the first `buffers` device buffers, then the
 /// step.
 static Arguments arguments(const Program &program,
-                           const std::vector<CUdeviceptr> &buffers,
+                           const std::vector<DevicePtr> &buffers,
                            int64_t step) {
   Arguments a;
   std::vector<const Record *> args = argumentRecords(program);
@@ -153,16 +152,16 @@ static Arguments arguments(const Program &program,
 
 double Trainer::evaluate(int64_t done) {
   double sum = 0;
-  for (CUdeviceptr batch : evalTokens) {
-    std::vector<CUdeviceptr> buffers(state.begin(), state.begin() + n);
+  for (DevicePtr batch : evalTokens) {
+    std::vector<DevicePtr> buffers(state.begin(), state.begin() + n);
     buffers.push_back(batch);
     // Per-step random rotations of the Fprops use the current step's draw.
-    std::vector<CUdeviceptr> results;
+    std::vector<DevicePtr> results;
     replay(cu, memory, loss, arguments(loss, buffers, done), nullptr, nullptr,
            &results);
     float value = 0;
-    cu.check(cu.memcpyDtoH(&value, results[0], 4), "cuMemcpyDtoH");
-    for (CUdeviceptr p : results)
+    cu.copyToHost(&value, results[0], 4);
+    for (DevicePtr p : results)
       memory.give(p);
     sum += value;
   }
@@ -177,7 +176,7 @@ std::string Trainer::checkpoint(int64_t done) {
     for (int64_t d : run.params[i % n].second)
       bytes *= d;
     std::vector<char> host(bytes);
-    cu.check(cu.memcpyDtoH(host.data(), state[i], bytes), "cuMemcpyDtoH");
+    cu.copyToHost(host.data(), state[i], bytes);
     // On the host anyway: checking costs a pass over what is written.
     if (!mlir::mxfp4::isFiniteF32(host.data(), bytes))
       return mlir::mxfp4::describeNonFiniteTensor(
@@ -300,7 +299,7 @@ void Trainer::loop() {
                          s, reason, savedStep, checkpointDir()),
                      s);
   };
-  std::vector<CUdeviceptr> buffers = state;
+  std::vector<DevicePtr> buffers = state;
   buffers.push_back(tokens);
   size_t bytes = run.batchTokens() * 4;
   Timer clock(cu);
@@ -308,8 +307,8 @@ void Trainer::loop() {
   int64_t done = 0;
   for (int64_t s = start.step; s < last; ++s) {
     std::vector<int32_t> batch = run.tokens(run.batches, s);
-    cu.check(cu.memcpyHtoD(tokens, batch.data(), bytes), "cuMemcpyHtoD");
-    std::vector<CUdeviceptr> results;
+    cu.copyToDevice(tokens, batch.data(), bytes);
+    std::vector<DevicePtr> results;
     replay(cu, memory, step, arguments(step, buffers, s), nullptr, nullptr,
            &results);
     if (results.size() != 3 * n + 3)
@@ -317,7 +316,7 @@ void Trainer::loop() {
            " results, not " + std::to_string(3 * n + 3));
     float scalars[3];
     for (int k = 0; k < 3; ++k) {
-      cu.check(cu.memcpyDtoH(&scalars[k], results[k], 4), "cuMemcpyDtoH");
+      cu.copyToHost(&scalars[k], results[k], 4);
       memory.give(results[k]);
     }
     // The new parameters and moments are the next step's arguments.
@@ -390,7 +389,7 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run) {
                  n + " parameters");
 }
 
-void train(Driver &cu, void *module, const Compiled &compiled,
+void train(Device &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options) {
   checkTrainable(compiled, run);
   Program step = compiled.program("train_step"), loss;

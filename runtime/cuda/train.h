@@ -22,7 +22,7 @@
 #define MXFP4_RUNTIME_CUDA_TRAIN_H
 
 #include "compiled.h"
-#include "driver.h"
+#include "device.h"
 #include "failure.h"
 #include "training_run.h"
 
@@ -57,7 +57,7 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run);
 
 /// Trains `run` with the plan functions of `compiled`, whose cubin is
 /// loaded as `module`; throws Divergence if the run diverges.
-void train(Driver &cu, void *module, const Compiled &compiled,
+void train(Device &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options);
 
 #endif // MXFP4_RUNTIME_CUDA_TRAIN_H

@@ -1,25 +1,25 @@
-//===- driver.cpp - the CUDA driver API, loaded at run time ---------------===//
+//===- cuda_device.cpp - the CUDA driver, loaded at run time -------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 
-#include "driver.h"
+#include "cuda_device.h"
 
 #include "failure.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
 
-template <typename F> void Driver::resolve(F &f, const char *name) {
+template <typename F> void CudaDevice::resolve(F &f, const char *name) {
   f = reinterpret_cast<F>(dlsym(library, name));
   if (!f)
     fail(std::string("libcuda.so.1 has no ") + name +
          ": a CUDA driver too old for this runner");
 }
 
-void Driver::load() {
+void CudaDevice::load() {
   const char *path = getenv("MXFP4_CUDA_DRIVER");
   library = dlopen(path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library)
@@ -49,7 +49,7 @@ void Driver::load() {
   resolve(getErrorName, "cuGetErrorName");
 }
 
-void Driver::check(CUresult status, const std::string &call) {
+void CudaDevice::check(CUresult status, const std::string &call) {
   if (status == 0)
     return;
   const char *name = "unknown error";
@@ -57,7 +57,7 @@ void Driver::check(CUresult status, const std::string &call) {
   fail(call + " failed: " + name + " (" + std::to_string(status) + ")");
 }
 
-void Driver::start() {
+CudaDevice::CudaDevice() {
   load();
   check(init(0), "cuInit");
   int devices = 0;
@@ -71,8 +71,66 @@ void Driver::start() {
   check(ctxSetCurrent(context), "cuCtxSetCurrent");
 }
 
-void *Driver::loadModule(const void *image, const std::string &origin) {
+void *CudaDevice::loadModule(const void *image, const std::string &origin) {
   void *module = nullptr;
   check(moduleLoadData(&module, image), "cuModuleLoadData(" + origin + ")");
   return module;
+}
+
+void *CudaDevice::getKernel(void *module, const std::string &name) {
+  void *kernel = nullptr;
+  check(moduleGetFunction(&kernel, module, name.c_str()),
+        "cuModuleGetFunction(" + name + ")");
+  return kernel;
+}
+
+DevicePtr CudaDevice::allocate(size_t bytes) {
+  CUdeviceptr p = 0;
+  check(memAlloc(&p, bytes), "cuMemAlloc");
+  return p;
+}
+
+void CudaDevice::release(DevicePtr p) noexcept { memFree(p); }
+
+void CudaDevice::copyToDevice(DevicePtr to, const void *from, size_t bytes) {
+  check(memcpyHtoD(to, from, bytes), "cuMemcpyHtoD");
+}
+
+void CudaDevice::copyToHost(void *to, DevicePtr from, size_t bytes) {
+  check(memcpyDtoH(to, from, bytes), "cuMemcpyDtoH");
+}
+
+void CudaDevice::copyOnDevice(DevicePtr to, DevicePtr from, size_t bytes) {
+  check(memcpyDtoD(to, from, bytes), "cuMemcpyDtoD");
+}
+
+void CudaDevice::launch(void *kernel, const std::string &name,
+                        const unsigned grid[3], const unsigned block[3],
+                        unsigned sharedBytes, void **params) {
+  check(launchKernel(kernel, grid[0], grid[1], grid[2], block[0], block[1],
+                     block[2], sharedBytes, nullptr, params, nullptr),
+        "cuLaunchKernel(" + name + ")");
+}
+
+void CudaDevice::synchronize() {
+  check(ctxSynchronize(), "cuCtxSynchronize");
+}
+
+void *CudaDevice::createEvent() {
+  void *event = nullptr;
+  check(eventCreate(&event, 0), "cuEventCreate");
+  return event;
+}
+
+void CudaDevice::destroyEvent(void *event) noexcept { eventDestroy(event); }
+
+void CudaDevice::recordEvent(void *event) {
+  check(eventRecord(event, nullptr), "cuEventRecord");
+}
+
+float CudaDevice::elapsedMs(void *start, void *stop) {
+  check(eventSynchronize(stop), "cuEventSynchronize");
+  float ms = 0;
+  check(eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  return ms;
 }
