@@ -52,7 +52,8 @@ static int run(int argc, char **argv) {
     return checkInitialWeights(o.runDir);
   if (o.command == "study") {
     study({o.recipeDirs, o.runDirs, o.outDir, o.steps, o.checkpointEvery,
-           o.dncThreshold});
+           o.dncThreshold},
+          [] { return std::make_unique<CudaDevice>(); });
     return 0;
   }
   // The compile and the run first: they need no GPU, and tell their errors

@@ -8,7 +8,7 @@
 #include "study.h"
 
 #include "compiled.h"
-#include "cuda_device.h"
+#include "device.h"
 #include "failure.h"
 #include "metrics.h"
 #include "npy.h"
@@ -54,7 +54,8 @@ static bool isComplete(const std::vector<MetricsRecord> &records, int64_t last,
   return trained && evaluated;
 }
 
-void study(const StudyOptions &options) {
+void study(const StudyOptions &options,
+           const std::function<std::unique_ptr<Device>()> &openDevice) {
   // Everything is read and checked before the first step is trained.
   std::vector<std::string> names;
   std::vector<std::unique_ptr<Compiled>> recipes;
@@ -142,7 +143,7 @@ void study(const StudyOptions &options) {
         // The driver before anything on disk changes: without a GPU, a
         // study that would train fails and loses nothing.
         if (!cu) {
-          cu = std::make_unique<CudaDevice>();
+          cu = openDevice();
         }
         if (started && !pair.resume)
           fs::remove(metrics);

@@ -17,9 +17,13 @@
 #ifndef MXFP4_RUNTIME_CUDA_STUDY_H
 #define MXFP4_RUNTIME_CUDA_STUDY_H
 
+#include "device.h"
+
 #include "mxfp4/Train/Convergence.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,9 @@ struct StudyOptions {
   double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };
 
-void study(const StudyOptions &options);
+/// Trains every recipe on every run that is not complete (on a device
+/// `openDevice` opens, once the first pair needs one) and tabulates them.
+void study(const StudyOptions &options,
+           const std::function<std::unique_ptr<Device>()> &openDevice);
 
 #endif // MXFP4_RUNTIME_CUDA_STUDY_H
