@@ -275,9 +275,9 @@ except mxfp4.Mxfp4Error as error:
 
 # An op that only the backward pass produces has no user line; the message
 # says so. (tanh_backward is normally decomposed; undo that here.)
-from mxfp4 import torch_frontend  # noqa: E402
+from mxfp4.torch_frontend.ops import DECOMPOSE  # noqa: E402
 
-torch_frontend._DECOMPOSE.remove(torch.ops.aten.tanh_backward)
+DECOMPOSE.remove(torch.ops.aten.tanh_backward)
 try:
     mxfp4.compile_training_step(
         torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.Tanh()),
@@ -286,5 +286,5 @@ try:
 except mxfp4.Mxfp4Error as error:
     # CHECK: backward unsupported: torch frontend: unsupported aten op 'aten.tanh_backward.default' (graph node 'tanh_backward', from autograd's backward pass)
     print("backward unsupported:", str(error).split(": no lowering")[0])
-torch_frontend._DECOMPOSE.append(torch.ops.aten.tanh_backward)
+DECOMPOSE.append(torch.ops.aten.tanh_backward)
 

@@ -1,0 +1,172 @@
+"""The FX graph importer: walks an aten-level FX graph (from make_fx) and
+emits one func.func, each call through its op's handler in the op table
+(ops/table.py). An op outside the table, or a form of an op that its handler
+does not take, raises Mxfp4Error naming the op and the user's source line
+from the node's recorded stack trace.
+"""
+
+import re
+
+import torch
+
+from .._mxfp4 import Mxfp4Error
+from .emitter import Emitter, Val, fconst, ttype
+from .ops import HANDLERS, SUPPORTED_OPS, Call
+
+# Integer and boolean tensors (token ids, targets, masks, positions) are
+# carried as f32 holding their values (bool: 0 or 1), exact below 2^24.
+CARRIED = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32,
+           torch.int64)
+
+
+def _source_location(node):
+    """The innermost user frame (not in torch) of the FX node's recorded
+    stack trace (innermost first), as 'file:line (in function)', or None
+    when the trace reaches the traced step function (capture.py) first:
+    backward ops."""
+    trace = node.meta.get("stack_trace") or getattr(node, "stack_trace", None)
+    if not trace:
+        return None
+    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+    for path, line, fn in frames:
+        norm = path.replace("\\", "/")
+        if norm.endswith("mxfp4/torch_frontend/capture.py"):
+            # Reached the traced step function without a user frame: the op
+            # came from autograd, not from the user's code.
+            return None
+        if "/torch/" in norm or "/functorch/" in norm or \
+                norm.startswith("<"):
+            continue
+        return f"{path}:{line} (in {fn})"
+    return None
+
+
+class Importer:
+    """One graph's import: the emitter and the value of each node."""
+
+    def __init__(self, graph_module, arg_names, arg_attrs, func_name):
+        self.gm = graph_module
+        self.arg_names = arg_names
+        self.arg_attrs = arg_attrs
+        self.func_name = func_name
+        self.e = Emitter()
+        self.env = {}
+
+    def error(self, node, what):
+        """Raises the frontend's error for `node`'s op, located at the
+        user's source line where the trace recorded one."""
+        loc = _source_location(node)
+        if loc:
+            where = f" at {loc}"
+        elif node.meta.get("stack_trace"):
+            # Backward ops have no user frame: autograd's engine ran them.
+            where = (f" (graph node '{node.name}', from autograd's backward "
+                     "pass)")
+        else:
+            where = f" (graph node '{node.name}', no recorded source line)"
+        raise Mxfp4Error(f"torch frontend: unsupported aten op "
+                         f"'{node.target}'{where}: {what}")
+
+    def constant(self, node):
+        """A tensor the trace captured as a constant (get_attr)."""
+        value = self.gm
+        for part in node.target.split("."):
+            value = getattr(value, part)
+        if not isinstance(value, torch.Tensor) or not (
+                value.is_floating_point() or value.dtype in CARRIED):
+            raise Mxfp4Error(f"torch frontend: constant '{node.target}' of "
+                             f"type {getattr(value, 'dtype', type(value))} "
+                             "(only floating-point, integer and bool "
+                             "tensors)")
+        flat = value.detach().to(torch.float32).reshape(-1).tolist()
+        shape = tuple(value.shape)
+        name = self.e.fresh("k")
+        if not shape:
+            body = fconst(flat[0])
+        else:
+            body = "[" + ", ".join(fconst(v) for v in flat) + "]"
+            if len(shape) > 1:
+                flat_t = ttype((len(flat),))
+                self.e.emit(f"{name}f = arith.constant dense<{body}> : "
+                            f"{flat_t}")
+                return self.e.reshape(Val(f"{name}f", (len(flat),)), shape)
+        self.e.emit(f"{name} = arith.constant dense<{body}> : "
+                    f"{ttype(shape)}")
+        return Val(name, shape)
+
+    def arg(self, x):
+        """A node argument with the nodes in it replaced by their values."""
+        if isinstance(x, torch.fx.Node):
+            return self.env[x]
+        if isinstance(x, (list, tuple)):
+            return type(x)(self.arg(v) for v in x)
+        return x
+
+    def run(self):
+        """Imports the graph; returns (text, result values)."""
+        sig, placeholders = [], []
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                i = len(placeholders)
+                placeholders.append(node)
+                meta = node.meta.get("val", node.meta.get("tensor_meta"))
+                shape = tuple(meta.shape)
+                name = f"%{self.arg_names[i]}"
+                self.env[node] = Val(name, shape)
+                attr = self.arg_attrs[i]
+                sig.append(f"{name}: {ttype(shape)}{attr}")
+            elif node.op == "call_function":
+                self.env[node] = self.lower(node)
+            elif node.op == "get_attr":
+                self.env[node] = self.constant(node)
+            elif node.op == "output":
+                outs = [self.e.value(self.env[o]) for o in node.args[0]]
+            else:
+                self.error(node, f"unexpected FX node kind {node.op}")
+        sig.append("%step: i64 {mxfp4.step}")
+        results = ", ".join(ttype(o.shape) for o in outs)
+        text = [f"func.func @{self.func_name}(\n    " + ",\n    ".join(sig) +
+                f")\n    -> ({results}) {{"]
+        text += self.e.lines
+        text.append(f"  return {', '.join(o.name for o in outs)} : {results}")
+        text.append("}")
+        return "\n".join(text) + "\n", outs
+
+    def lower(self, node):
+        """The value of a call_function node, from its op's handler."""
+        name = getattr(node.target, "__name__", str(node.target))
+        op = name.split(".")[0]
+        args = [self.arg(a) for a in node.args]
+        kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
+        meta = node.meta.get("val", node.meta.get("tensor_meta"))
+        shape = None
+        if hasattr(meta, "shape") and hasattr(meta, "dtype"):
+            if meta.dtype != torch.float32 and meta.dtype not in CARRIED:
+                self.error(node, f"dtype {meta.dtype} (only float32 "
+                                 "tensors, and integer or bool tensors "
+                                 "carried as float32)")
+            shape = tuple(meta.shape)
+        handler = HANDLERS.get(op)
+        if handler is None:
+            self.unsupported(node)
+        return handler(Call(self, node, op, args, kwargs, shape, meta))
+
+    def unsupported(self, node):
+        """Raises the error for an op without a lowering."""
+        self.error(node, "no lowering for this op (supported: " +
+                   ", ".join(SUPPORTED_OPS) + ")")
+
+    def dtype(self, x):
+        """The torch dtype of an FX node argument (float32 for scalars)."""
+        if isinstance(x, torch.fx.Node):
+            meta = x.meta.get("val", x.meta.get("tensor_meta"))
+            return getattr(meta, "dtype", torch.float32)
+        return torch.float32
+
+
+def import_graph(graph_module, arg_names, arg_attrs, func_name="train_step"):
+    """Imports an aten-level FX GraphModule (from make_fx) to MLIR text.
+    Returns (text, number of results)."""
+    text, outs = Importer(graph_module, arg_names, arg_attrs, func_name).run()
+    return text, len(outs)
+
