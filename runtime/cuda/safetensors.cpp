@@ -10,31 +10,28 @@
 #include "failure.h"
 #include "npy.h"
 
-#include "mxfp4/Formats/Json.h"
+#include "mxfp4/Formats/Safetensors.h"
 
-#include <cstring>
 #include <fstream>
 
-using namespace mlir::mxfp4;
+using mlir::mxfp4::SafetensorsHeader;
+using mlir::mxfp4::SafetensorsTensor;
 
 void writeSafetensors(const std::string &path,
                       const std::vector<NamedTensor> &tensors) {
-  std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
-  size_t offset = 0;
+  std::vector<SafetensorsTensor> entries;
+  uint64_t offset = 0;
   for (const NamedTensor &t : tensors) {
-    std::string dims;
-    for (int64_t d : t.shape)
-      dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    header += "," + jsonString(t.name) + ":{\"dtype\":\"F32\",\"shape\":[" +
-              dims + "],\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(offset + t.data.size()) + "]}";
-    offset += t.data.size();
+    entries.push_back({t.name, "F32", t.shape, offset, offset + t.data.size()});
+    offset = entries.back().end;
   }
-  header += "}";
-  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string header;
+  // "format": "pt" is what transformers checks before loading the file.
+  std::string problem = mlir::mxfp4::formatSafetensorsHeader(
+      entries, {{"format", "pt"}}, header);
+  if (!problem.empty())
+    fail("'" + path + "': " + problem);
   std::ofstream out(path, std::ios::binary);
-  uint64_t length = header.size();
-  out.write(reinterpret_cast<char *>(&length), 8);
   out << header;
   for (const NamedTensor &t : tensors)
     out.write(t.data.data(), t.data.size());
@@ -44,44 +41,16 @@ void writeSafetensors(const std::string &path,
 
 std::vector<NamedTensor> readSafetensors(const std::string &path) {
   std::vector<char> file = readFile(path);
-  uint64_t length = 0;
-  if (file.size() >= 8)
-    std::memcpy(&length, file.data(), 8);
-  if (file.size() < 8 || length > file.size() - 8)
-    fail("'" + path + "' is not a safetensors file (truncated header)");
-  std::string error;
-  std::optional<JsonValue> header =
-      parseJson(std::string(file.data() + 8, length), error);
-  if (!header || header->kind != JsonValue::Object)
-    fail("'" + path + "' has an invalid header: " +
-         (error.empty() ? "not a JSON object" : error));
-  size_t data = 8 + length;
+  SafetensorsHeader header;
+  std::string problem = mlir::mxfp4::parseSafetensorsHeader(
+      std::string_view(file.data(), file.size()), {"F32"}, header);
+  if (!problem.empty())
+    fail("'" + path + "': " + problem);
   std::vector<NamedTensor> tensors;
-  for (const auto &[name, entry] : header->members) {
-    if (name == "__metadata__")
-      continue;
-    const JsonValue *shape = entry.get("shape");
-    const JsonValue *offsets = entry.get("data_offsets");
-    if (entry.getString("dtype") != std::optional<std::string>("F32") ||
-        !shape || shape->kind != JsonValue::Array || !offsets ||
-        offsets->elements.size() != 2)
-      fail("'" + path + "': tensor '" + name +
-           "' is not F32 with a shape and data offsets");
-    NamedTensor t;
-    t.name = name;
-    size_t elements = 1;
-    for (const JsonValue &d : shape->elements) {
-      t.shape.push_back(static_cast<int64_t>(d.number));
-      elements *= static_cast<size_t>(d.number);
-    }
-    double begin = offsets->elements[0].number,
-           end = offsets->elements[1].number;
-    if (begin < 0 || end != begin + 4.0 * elements || data + end > file.size())
-      fail("'" + path + "': tensor '" + name +
-           "' does not lie inside the file");
-    t.data.assign(file.begin() + data + size_t(begin),
-                  file.begin() + data + size_t(end));
-    tensors.push_back(std::move(t));
+  for (const SafetensorsTensor &entry : header.tensors) {
+    auto data = file.begin() + header.dataOffset;
+    tensors.push_back({entry.name, entry.shape,
+                       std::vector<char>(data + entry.begin, data + entry.end)});
   }
   return tensors;
 }

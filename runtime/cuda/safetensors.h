@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Hugging Face's format as the CPU driver writes it (Runtime/Safetensors.h):
-// an 8-byte header length, the JSON header with {"format": "pt"} metadata
-// first and the tensors in order, padded to 8 bytes, then the data.
+// Hugging Face's format, parsed, checked and formatted by the code the CPU
+// driver uses (mxfp4/Formats/Safetensors.h): an 8-byte header length, the
+// JSON header with {"format": "pt"} metadata first and the tensors in order,
+// padded to 8 bytes, then the data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +26,13 @@ struct NamedTensor {
   std::vector<char> data;
 };
 
+/// Writes `tensors`, in the order given, as the F32 tensors of the file
+/// `path`.
 void writeSafetensors(const std::string &path,
                       const std::vector<NamedTensor> &tensors);
 
-/// The tensors of `path`; fails naming the file unless every tensor is F32
-/// and lies inside it.
+/// The tensors of `path`, in the order of its header; fails naming the file
+/// unless it is a valid safetensors file of F32 tensors.
 std::vector<NamedTensor> readSafetensors(const std::string &path);
 
 #endif // MXFP4_RUNTIME_CUDA_SAFETENSORS_H

@@ -13,10 +13,12 @@
 //
 // padded with spaces to a multiple of 8, then the tensors' bytes back to back
 // (offsets are relative to the end of the header). Only the dtypes of
-// HostArray.h are accepted: F32, F64, I32, I64, U8 and U16.
+// HostArray.h are accepted: F32, F64, I32, I64, U8 and U16. The header is
+// parsed, checked and formatted by mxfp4/Formats/Safetensors.h, which the
+// CUDA runtime shares; this adds the dtypes, the files and llvm::Error.
 //
-// Also home of writeFileAtomically, which every run-output writer uses so that
-// a failed write never destroys the previous good file.
+// Writes go through writeFileAtomically (AtomicFile.h), so that a failed
+// write never destroys the previous good file.
 //
 //===----------------------------------------------------------------------===//
 
