@@ -7,15 +7,12 @@
 
 #include "mxfp4/API/Study.h"
 
+#include "mxfp4/Runtime/AtomicFile.h"
 #include "mxfp4/Train/Commit.h"
-#include "mxfp4/Train/LossCurve.h"
 #include "mxfp4/Train/Metrics.h"
-#include "mxfp4/Train/Plot.h"
 #include "mxfp4/Runtime/Safetensors.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,13 +30,6 @@ static const StringRef defaultRecipes[] = {
 
 llvm::ArrayRef<StringRef> mlir::mxfp4::getDefaultStudyRecipes() {
   return defaultRecipes;
-}
-
-/// The final eval loss; a run that diverged has none (its last evaluation
-/// may be of a step before it).
-static double finalLoss(const TrainReport &report) {
-  return report.evals.empty() || report.divergence ? NAN
-                                                   : report.evals.back().loss;
 }
 
 /// Averages telemetry rows ("layer/role/operand") per role.
@@ -70,91 +60,6 @@ telemetryByRole(const std::vector<TelemetryRow> &rows) {
     result.push_back(t);
   }
   return result;
-}
-
-static std::string formatTable(const StudyReport &report,
-                               const StudyOptions &options) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  const LlamaConfig &c = options.train.config;
-  os << llvm::formatv("Llama '{0}': {1} layers, dim {2}, {3} steps x {4} "
-                      "tokens = {5} tokens; seeds:",
-                      c.name, c.numLayers, c.dim, report.steps,
-                      report.tokensPerStep, report.steps * report.tokensPerStep);
-  for (uint64_t seed : options.seeds)
-    os << " " << seed;
-  os << "\nCompiler: " << getBuildCommit() << "\n\n";
-  os << "| recipe | final eval loss | gap to " << options.recipes.front()
-     << " | extra tokens to reach " << options.recipes.front()
-     << "'s loss at 75% | seed spread | Fprop clip / flush / SQNR | Dgrad "
-        "clip / flush / SQNR | Wgrad clip / flush / SQNR | tokens/s |\n";
-  os << "|---|---|---|---|---|---|---|---|---|\n";
-  const std::vector<RunOutcome> &baselines = report.rows.front().runs;
-  for (const StudyRow &row : report.rows) {
-    os << "| " << row.recipe << " | ";
-    // The cells that say a run diverged or does not converge are the CUDA
-    // runtime's (runtime/cuda/study_table.cpp), from one place.
-    std::string diverged = describeDivergedRuns(row.runs, options.seeds);
-    std::string dnc =
-        describeDnc(row.runs, baselines, options.dncThreshold);
-    if (!diverged.empty())
-      os << diverged;
-    else if (std::isfinite(row.finalLoss))
-      os << llvm::formatv("{0:F4}", row.finalLoss);
-    else
-      os << "-";
-    os << " | ";
-    if (&row == &report.rows.front())
-      os << "(baseline)";
-    else if (!std::isfinite(row.gap))
-      os << "-";
-    else {
-      os << llvm::format("%+.4f", row.gap);
-      if (std::isfinite(row.spread) && !exceedsSpread(row.gap, row.spread))
-        os << " (within spread)";
-    }
-    os << " | ";
-    if (!dnc.empty())
-      os << dnc;
-    else if (&row == &report.rows.front())
-      os << "(baseline)";
-    else if (row.extraTokensFraction)
-      os << llvm::format("%+.1f%%", 100 * *row.extraTokensFraction);
-    else
-      os << "not reached";
-    os << " | ";
-    if (std::isfinite(row.spread))
-      os << llvm::format("%.4f", row.spread);
-    else
-      os << "-";
-    for (const char *role : {"fprop", "dgrad", "wgrad"}) {
-      os << " | ";
-      auto it = llvm::find_if(row.telemetry, [&](const RoleTelemetry &t) {
-        return t.role == role;
-      });
-      if (it == row.telemetry.end())
-        os << "-";
-      else
-        os << llvm::formatv("{0:F3} / {1:F3} / {2:F1} dB", it->clipped,
-                            it->flushed, it->sqnrDb);
-    }
-    os << llvm::formatv(" | {0:F0} |\n", row.tokensPerSecond);
-  }
-  os << "\n";
-  if (options.seeds.size() >= 2)
-    os << describeSpreadRule(options.recipes.front()) << "\n";
-  else
-    os << "Seed spread: unknown (one seed); run with two or more seeds to "
-          "measure it.\n";
-  os << describeDncRule(options.dncThreshold, options.recipes.front(),
-                        "final held-out eval loss")
-     << "\n";
-  os << "Gaps are paired (each recipe against the baseline of the same "
-        "seed, same initial weights and data order), averaged over seeds. "
-        "Telemetry is averaged over the quantizations of each role and over "
-        "all steps: clip = fraction saturated, flush = fraction of nonzeros "
-        "quantized to zero.\n";
-  return text;
 }
 
 llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
@@ -206,60 +111,63 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
     }
   }
 
-  size_t seeds = options.seeds.size();
-  double step75 = 0.75 * static_cast<double>(report.steps);
-  const std::vector<TrainReport> &baseline = runs.front();
+  // The table's numbers are the runtime's too (mxfp4/Formats/StudyTable.h).
+  StudyResults results;
+  results.model = options.train.config.name;
+  results.recipes = options.recipes;
+  results.seeds = options.seeds;
+  results.steps = report.steps;
+  results.tokensPerStep = report.tokensPerStep;
+  results.dncThreshold = options.dncThreshold;
+  for (const std::vector<TrainReport> &recipe : runs) {
+    results.runs.emplace_back();
+    std::vector<TelemetryRow> telemetry;
+    double tokensPerSecond = 0;
+    for (const TrainReport &run : recipe) {
+      StudyCurves curves;
+      curves.commit = getBuildCommit();
+      for (const TrainPoint &p : run.steps)
+        curves.train.push_back(
+            {p.step, static_cast<double>(p.step * report.tokensPerStep),
+             p.loss});
+      for (const EvalPoint &p : run.evals)
+        curves.eval.push_back({p.step, static_cast<double>(p.tokens), p.loss});
+      if (run.divergence)
+        curves.divergedAt = run.divergence->step;
+      results.runs.back().push_back(std::move(curves));
+      llvm::append_range(telemetry, run.telemetry);
+      tokensPerSecond += run.tokensPerSecond / recipe.size();
+    }
+    results.telemetry.push_back(telemetryByRole(telemetry));
+    results.tokensPerSecond.push_back(tokensPerSecond);
+  }
+  StudyNumbers numbers = getStudyNumbers(results);
   for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
+    const StudyRowNumbers &n = numbers.rows[r];
     StudyRow row;
     row.recipe = recipe;
     row.compileSeconds = compileSeconds[r];
-    int reached = 0;
-    double extra = 0;
-    std::vector<TelemetryRow> telemetry;
-    std::vector<double> spreadOf;
-    for (size_t s = 0; s < seeds; ++s) {
-      const TrainReport &run = runs[r][s];
-      double loss = finalLoss(run);
-      // The baseline's spread is of its losses, the others' of their gaps.
-      spreadOf.push_back(r == 0 ? loss : loss - finalLoss(baseline[s]));
-      RunOutcome outcome;
-      if (run.divergence)
-        outcome.divergedAt = run.divergence->step;
-      outcome.finalLoss = loss;
-      row.runs.push_back(outcome);
-      row.diverged |= run.divergence.has_value();
-      row.finalLoss += loss / seeds;
-      row.gap += (loss - finalLoss(baseline[s])) / seeds;
-      row.tokensPerSecond += run.tokensPerSecond / seeds;
-      llvm::append_range(telemetry, run.telemetry);
-      std::optional<double> target = lossAtStep(baseline[s].evals, step75);
-      std::optional<double> tokens =
-          target ? tokensToReach(run.evals, *target) : std::nullopt;
-      if (tokens) {
-        ++reached;
-        extra += (*tokens / (step75 * report.tokensPerStep) - 1.0) / seeds;
-      }
-    }
-    if (reached == static_cast<int>(seeds))
-      row.extraTokensFraction = extra;
-    row.spread = getSeedSpread(spreadOf);
-    row.telemetry = telemetryByRole(telemetry);
-    const std::vector<RunOutcome> &baselines =
-        r == 0 ? row.runs : report.rows.front().runs;
-    for (size_t s = 0; s < seeds; ++s)
-      row.dncRuns +=
-          doesNotConverge(row.runs[s], baselines[s], options.dncThreshold);
+    row.finalLoss = n.finalLoss;
+    row.gap = n.gap;
+    row.spread = n.spread;
+    row.extraTokensFraction = n.extraTokensFraction;
+    row.telemetry = results.telemetry[r];
+    row.tokensPerSecond = results.tokensPerSecond[r];
+    row.runs = n.runs;
+    row.diverged = llvm::any_of(
+        n.runs, [](const RunOutcome &run) { return run.divergedAt; });
+    row.dncRuns = n.dncRuns;
     report.rows.push_back(row);
   }
-  report.table = formatTable(report, options);
+  report.table = formatStudyTable(results);
 
-  // study.md, study.json and one plot of every recipe's eval curve.
+  // study.md, study.json and one plot of every recipe's curve.
   report.tablePath = dir + "/study.md";
   report.jsonPath = dir + "/study.json";
   report.plotPath = dir + "/study.svg";
   if (llvm::Error error = writeFileAtomically(
           report.tablePath, [&](llvm::raw_ostream &os) {
-            os << "# MXFP4 recipe study\n\n" << report.table;
+            os << getStudyHeading() << report.table;
             return llvm::Error::success();
           }))
     return std::move(error);
@@ -302,21 +210,8 @@ llvm::Expected<StudyReport> mlir::mxfp4::runStudy(const StudyOptions &options) {
             return llvm::Error::success();
           }))
     return std::move(error);
-  std::vector<PlotSeries> series;
-  for (auto [r, recipe] : llvm::enumerate(options.recipes)) {
-    PlotSeries curve{recipe + " (seed " + std::to_string(options.seeds[0]) +
-                         ")",
-                     {},
-                     {}};
-    for (const EvalPoint &p : runs[r][0].evals) {
-      curve.x.push_back(static_cast<double>(p.tokens));
-      curve.y.push_back(p.loss);
-    }
-    series.push_back(std::move(curve));
-  }
   if (llvm::Error error =
-          writeLossPlot(report.plotPath, "Eval loss per recipe", series,
-                        "tokens", "eval loss"))
+          writeFileAtomically(report.plotPath, renderStudyPlot(results)))
     return std::move(error);
   return report;
 }

@@ -12,10 +12,10 @@
 #include "failure.h"
 #include "metrics.h"
 #include "npy.h"
-#include "study_table.h"
 #include "train.h"
 #include "training_run.h"
 
+#include "mxfp4/Formats/StudyTable.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <algorithm>
@@ -101,7 +101,7 @@ void study(const StudyOptions &options,
 
   // The driver only once there is something to train.
   std::unique_ptr<Device> cu;
-  StudyResults results;
+  mlir::mxfp4::StudyResults results;
   results.model = runs.front().model;
   results.recipes = names;
   results.steps = last;
@@ -158,13 +158,17 @@ void study(const StudyOptions &options,
                       (unsigned long long)run.seed, d.what());
         }
       }
-      results.runs.back().push_back(getStudyCurves(readMetrics(metrics)));
+      mlir::mxfp4::StudyCurves curves;
+      for (const MetricsRecord &r : readMetrics(metrics))
+        curves.addRecord(r.value);
+      results.runs.back().push_back(std::move(curves));
     }
   }
-  std::string table = formatStudyTable(results);
+  std::string table = mlir::mxfp4::formatStudyTable(results);
   std::string tablePath = options.outDir + "/study.md";
-  writeFile(tablePath, "# MXFP4 recipe study\n\n" + table);
-  writeFile(options.outDir + "/study.svg", renderStudyPlot(results));
+  writeFile(tablePath, mlir::mxfp4::getStudyHeading() + table);
+  writeFile(options.outDir + "/study.svg",
+            mlir::mxfp4::renderStudyPlot(results));
   std::printf("\n%s\ntable: %s\nplot:  %s/study.svg\n", table.c_str(),
               tablePath.c_str(), options.outDir.c_str());
 }

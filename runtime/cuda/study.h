@@ -7,10 +7,10 @@
 //
 // `mxfp4-cuda-run study`: trains every compiled recipe on every exported run
 // (one a seed) into OUT/<recipe>-seed<seed>/, then writes OUT/study.md and
-// OUT/study.svg (study_table.h). A pair whose metrics.jsonl is complete is
-// skipped and one cut short continues from its checkpoint, so a study
-// spans GPU sessions; with every pair complete it needs no GPU. A pair that
-// diverged is complete: the table says where, and the study goes on.
+// OUT/study.svg (mxfp4/Formats/StudyTable.h). A pair whose metrics.jsonl is
+// complete is skipped and one cut short continues from its checkpoint, so a
+// study spans GPU sessions; with every pair complete it needs no GPU. A pair
+// that diverged is complete: the table says where, and the study goes on.
 //
 //===----------------------------------------------------------------------===//
 

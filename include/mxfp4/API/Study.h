@@ -7,13 +7,15 @@
 //
 // Trains one Llama per (recipe, seed) from the same initial weights and data
 // order (Trainer.h) and compares each recipe with the baseline (the first
-// recipe) of the same seed: the paired final eval-loss gap, the extra tokens
+// recipe) of the same seed: the paired final eval-loss gap, the tokens
 // needed to reach the baseline's eval loss at 75% of the schedule, and the
 // per-role quantization telemetry. With two or more seeds, each gap has a
 // seed spread (the standard deviation of its per-seed gaps) and is a claim
 // only where it exceeds it (mxfp4/Train/Convergence.h). A run
 // that diverges is recorded as such and the study goes on; the table marks
-// the recipes that do not converge (DNC, mxfp4/Train/Convergence.h).
+// the recipes that do not converge (DNC, mxfp4/Train/Convergence.h). The
+// table and plot are those of mxfp4-cuda-run study, from one implementation
+// (mxfp4/Formats/StudyTable.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 #define MXFP4_API_STUDY_H
 
 #include "mxfp4/API/Trainer.h"
+#include "mxfp4/Formats/StudyTable.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <optional>
@@ -42,12 +45,6 @@ struct StudyOptions {
   double dncThreshold = kDefaultDncThreshold;
 };
 
-/// Telemetry of one GEMM role, averaged over its quantizations and steps.
-struct RoleTelemetry {
-  std::string role;
-  double clipped = 0, flushed = 0, sqnrDb = 0;
-};
-
 struct StudyRow {
   std::string recipe;
   /// Mean over seeds of the final eval loss, and of its gap to the baseline
@@ -56,8 +53,9 @@ struct StudyRow {
   /// The sample standard deviation over seeds of the per-seed gaps (of the
   /// final losses in the baseline's row); NaN with one seed.
   double spread = NAN;
-  /// Extra tokens (relative to the baseline's) to reach the baseline's eval
-  /// loss at 75% of the schedule, averaged over seeds; unset if a run never
+  /// Extra tokens to reach the baseline's eval loss at 75% of the schedule,
+  /// relative to the tokens of that step (without held-out losses: to the
+  /// baseline's own crossing), averaged over seeds; unset if a run never
   /// reached it.
   std::optional<double> extraTokensFraction;
   std::vector<RoleTelemetry> telemetry;
