@@ -185,7 +185,7 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     info.name = kernel.getName().str();
     info.workgroups = workgroups.lookup(kernel.getName());
     if (auto shape =
-            kernel->getAttrOfType<DenseI64ArrayAttr>("mxfp4.gemm_shape")) {
+            kernel->getAttrOfType<DenseI64ArrayAttr>(kGemmShapeAttrName)) {
       info.m = shape[0];
       info.n = shape[1];
       info.k = shape[2];

@@ -76,7 +76,7 @@ mlir::mxfp4::buildLlamaStepSource(const LlamaConfig &config,
   LlamaStepSource source;
   for (auto function : module->getOps<func::FuncOp>())
     if (function.getSymName() == "train_step")
-      if (auto rows = function->getAttrOfType<ArrayAttr>("mxfp4.telemetry"))
+      if (auto rows = function->getAttrOfType<ArrayAttr>(kTelemetryAttrName))
         for (Attribute row : rows)
           if (auto name = dyn_cast<StringAttr>(row))
             source.telemetryRows.push_back(name.str());

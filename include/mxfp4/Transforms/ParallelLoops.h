@@ -8,6 +8,8 @@
 #ifndef MXFP4_TRANSFORMS_PARALLELLOOPS_H
 #define MXFP4_TRANSFORMS_PARALLELLOOPS_H
 
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+
 #include "mlir/IR/Operation.h"
 
 namespace mlir::mxfp4 {
@@ -15,8 +17,6 @@ namespace mlir::mxfp4 {
 /// Marks an scf.for whose iterations are independent: each writes its own
 /// part of the outputs and reads nothing another iteration writes.
 /// mxfp4-parallelize-loops turns marked loops into scf.parallel.
-constexpr llvm::StringLiteral kParallelLoopAttrName = "mxfp4.parallel";
-
 inline void markParallel(Operation *loop) {
   loop->setAttr(kParallelLoopAttrName, UnitAttr::get(loop->getContext()));
 }

@@ -120,7 +120,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   gpu::GPUFuncOp func = createKernel(b, loc, module, name, args, {ldsType});
   // The problem, for the kernel report's throughput estimate.
-  func->setAttr("mxfp4.gemm_shape", b.getDenseI64ArrayAttr({c.m, c.n, c.k}));
+  func->setAttr(kGemmShapeAttrName, b.getDenseI64ArrayAttr({c.m, c.n, c.k}));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b, loc);

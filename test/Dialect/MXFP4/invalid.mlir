@@ -369,3 +369,84 @@ func.func @scaled_matmul_acc_type(%a: tensor<16x64xf4E2M1FN>, %as: tensor<16x2xf
   %d = "mxfp4.scaled_matmul"(%a, %as, %b, %bs, %c) : (tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<8x64xf4E2M1FN>, tensor<8x2xf8E8M0FNU>, tensor<16x8xbf16>) -> tensor<16x8xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+func.func @gemm_not_a_gemm_attr(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'linalg.matmul' op attribute 'mxfp4.gemm' must be a #mxfp4.gemm, got "fprop"}}
+  %0 = linalg.matmul {mxfp4.gemm = "fprop"} ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.composite' must be a string, got 3 : i64}}
+func.func private @composite_not_a_string() attributes {mxfp4.composite = 3}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.recipe' must not be empty}}
+func.func private @recipe_empty() attributes {mxfp4.recipe = ""}
+
+// -----
+
+func.func @composite_not_on_a_function() {
+  // expected-error @+1 {{'arith.constant' op attribute 'mxfp4.composite' belongs on a function}}
+  %0 = arith.constant {mxfp4.composite = "causal_attention"} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.telemetry' has 1 names for the rows of the telemetry table, the last result 'tensor<2x7xf32>'}}
+func.func private @telemetry_rows() -> tensor<2x7xf32> attributes {mxfp4.telemetry = ["layers.0.fprop"]}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.telemetry_fields' must be an array of strings}}
+func.func private @telemetry_fields_not_strings() -> tensor<1x1xf32> attributes {mxfp4.telemetry_fields = [1]}
+
+// -----
+
+func.func @parallel_not_on_a_loop() {
+  // expected-error @+1 {{'arith.constant' op attribute 'mxfp4.parallel' belongs on a loop}}
+  %0 = arith.constant {mxfp4.parallel} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.gemm_shape' must be three positive sizes [M, N, K]}}
+func.func private @gemm_shape_two_sizes() attributes {mxfp4.gemm_shape = array<i64: 64, 64>}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.parameter' belongs on a function argument}}
+func.func private @parameter_on_the_function() attributes {mxfp4.parameter = "w"}
+
+// -----
+
+// expected-error @+1 {{'func.func' op unknown attribute 'mxfp4.gemms' of the mxfp4 dialect}}
+func.func private @unknown_attribute() attributes {mxfp4.gemms = 1}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument attribute 'mxfp4.parameter' must be a parameter's name}}
+func.func private @parameter_empty(%w: tensor<4x4xf32> {mxfp4.parameter = ""})
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument attribute 'mxfp4.step' marks the step counter, an integer, not 'f32'}}
+func.func private @step_not_an_integer(%s: f32 {mxfp4.step})
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument attribute 'mxfp4.tensor' must be a ranked tensor type}}
+func.func private @tensor_not_a_tensor(%b: memref<16xf32> {mxfp4.tensor = f32})
+
+// -----
+
+// expected-error @+1 {{'func.func' op result attribute 'mxfp4.parameter' is not a result attribute of the mxfp4 dialect}}
+func.func private @parameter_on_a_result() -> (tensor<4xf32> {mxfp4.parameter = "w"})

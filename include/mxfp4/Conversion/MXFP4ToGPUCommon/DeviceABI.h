@@ -13,16 +13,16 @@
 #ifndef MXFP4_CONVERSION_MXFP4TOGPUCOMMON_DEVICEABI_H
 #define MXFP4_CONVERSION_MXFP4TOGPUCOMMON_DEVICEABI_H
 
+// Host functions mark each buffer with the tensor type it holds (FP4
+// packed two to a byte, low nibble first) in kTensorAttrName.
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::mxfp4 {
 
 /// The gpu.module that holds every generated kernel.
 constexpr llvm::StringLiteral kKernelModuleName = "mxfp4_kernels";
-
-/// Argument and result attribute of a host function: the tensor type that a
-/// flat device buffer holds (FP4 packed two to a byte, low nibble first).
-constexpr llvm::StringLiteral kTensorAttrName = "mxfp4.tensor";
 
 } // namespace mlir::mxfp4
 

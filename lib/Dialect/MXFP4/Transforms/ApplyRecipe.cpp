@@ -152,7 +152,7 @@ void ApplyRecipePass::runOnOperation() {
       return signalPassFailure();
   // Provenance: the complete settings the function was compiled with.
   if (!gemms.empty())
-    function->setAttr("mxfp4.recipe",
+    function->setAttr(kRecipeAttrName,
                       StringAttr::get(&getContext(), printRecipe(recipe)));
   if (!telemetry.empty() && failed(returnTelemetry(function)))
     return signalPassFailure();
@@ -199,11 +199,11 @@ LogicalResult ApplyRecipePass::returnTelemetry(func::FuncOp function) {
   results.push_back(tableType);
   function.setFunctionType(
       b.getFunctionType(function.getArgumentTypes(), results));
-  function->setAttr("mxfp4.telemetry", b.getArrayAttr(names));
+  function->setAttr(kTelemetryAttrName, b.getArrayAttr(names));
   SmallVector<Attribute> fields;
   for (llvm::StringRef field : kTelemetryFields)
     fields.push_back(b.getStringAttr(field));
-  function->setAttr("mxfp4.telemetry_fields", b.getArrayAttr(fields));
+  function->setAttr(kTelemetryFieldsAttrName, b.getArrayAttr(fields));
   return success();
 }
 

@@ -41,6 +41,38 @@ def MXFP4_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 0;
+
+  // The discardable attributes the project's passes put on upstream ops,
+  // function arguments and results; MXFP4Dialect.cpp verifies their types
+  // and where they may appear, so a hand-written or corrupted one is a
+  // located error, not a silent skip.
+  let discardableAttrs = (ins
+    // On a linear-layer contraction: its role and layer (AnnotateRoles,
+    // builders).
+    "::mlir::mxfp4::GemmAttr":$gemm,
+    // On a function argument: the parameter's Hugging Face name.
+    "::mlir::StringAttr":$parameter,
+    // On a function argument: the step counter stochastic rounding seeds
+    // from.
+    "::mlir::UnitAttr":$step,
+    // On a function: the composite operation its body computes.
+    "::mlir::StringAttr":$composite,
+    // On a function: the recipe it was compiled with, printed.
+    "::mlir::StringAttr":$recipe,
+    // On a function: the rows and the columns of its telemetry result.
+    "::mlir::ArrayAttr":$telemetry,
+    "::mlir::ArrayAttr":$telemetry_fields,
+    // On an scf.for whose iterations are independent.
+    "::mlir::UnitAttr":$parallel,
+    // On a host function's argument or result: the tensor type its flat
+    // device buffer holds.
+    "::mlir::TypeAttr":$tensor,
+    // On a gfx950 GEMM kernel: its M, N and K.
+    "::mlir::DenseI64ArrayAttr":$gemm_shape
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 /// Base class of every mxfp4 op.

@@ -16,12 +16,12 @@
 #ifndef MXFP4_DIALECT_MXFP4_TRANSFORMS_COMPOSITES_H
 #define MXFP4_DIALECT_MXFP4_TRANSFORMS_COMPOSITES_H
 
+// A composite function names its operation in kCompositeAttrName.
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::mxfp4 {
-
-/// The function attribute naming a composite's operation.
-constexpr llvm::StringLiteral kCompositeAttrName = "mxfp4.composite";
 
 /// Causal attention with grouped KV heads, f32, token-major (the
 /// projections' rows as they are, so that a fused kernel reads the heads in

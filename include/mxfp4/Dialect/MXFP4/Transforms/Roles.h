@@ -17,14 +17,6 @@
 
 namespace mlir::mxfp4 {
 
-/// The discardable attribute builders put on a linear-layer contraction.
-constexpr llvm::StringLiteral kGemmAttrName = "mxfp4.gemm";
-/// The argument attribute naming a parameter (its HF name, e.g.
-/// "layers.0.mlp.up_proj.weight").
-constexpr llvm::StringLiteral kParameterAttrName = "mxfp4.parameter";
-/// The argument attribute marking the i64 optimizer-step counter.
-constexpr llvm::StringLiteral kStepAttrName = "mxfp4.step";
-
 /// A contraction of a training step that is one of a linear layer's GEMMs,
 /// with the convention of GemmAttr: lhs/rhs are (input, weight) for Fprop,
 /// (grad output, weight) for Dgrad and (grad output, input) for Wgrad.
