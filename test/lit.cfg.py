@@ -54,9 +54,19 @@ if os.access(os.path.join(os.environ.get("MXFP4_CUDA_PATH", "/usr/local/cuda"),
                           "bin", "ptxas"), os.X_OK):
     config.available_features.add("cuda")
 
-# The Python package, where the build made it.
+# The Python scripts of the tests import the built package `mxfp4` and the
+# shared helpers by name, from this PYTHONPATH: test/Integration/lib (the
+# NumPy reference, the mxfp4-run harness, the PyTorch Llama, ...),
+# test/Recipes/Inputs (the graph generator) and tools/mxfp4-bench (the
+# PyTorch benchmark model).
 python_packages = os.path.join(config.mxfp4_obj_root, "python_packages")
-llvm_config.with_environment("PYTHONPATH", python_packages, append_path=True)
+llvm_config.with_environment(
+    "PYTHONPATH",
+    [python_packages,
+     os.path.join(config.mxfp4_src_root, "test", "Integration", "lib"),
+     os.path.join(config.mxfp4_src_root, "test", "Recipes", "Inputs"),
+     os.path.join(config.mxfp4_src_root, "tools", "mxfp4-bench")],
+    append_path=True)
 if os.path.isdir(os.path.join(python_packages, "mxfp4")):
     config.available_features.add("python-bindings")
 

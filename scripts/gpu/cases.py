@@ -42,8 +42,10 @@ import zlib
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
-                                "Integration", "lib"))
+# scripts/gpu/prepare.sh runs this, not lit (whose PYTHONPATH gives the
+# tests their helpers): test/Integration/lib by path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Integration", "lib"))
 import harness  # noqa: E402
 import sr_statistics  # noqa: E402
 from composites import composite_module  # noqa: E402

@@ -32,8 +32,10 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test",
-                                "Integration", "lib"))
+# scripts/gpu/run.sh runs this on the GPU machine, not under lit (whose
+# PYTHONPATH gives the tests their helpers): test/Integration/lib by path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Integration", "lib"))
 import sr_statistics  # noqa: E402
 
 

@@ -65,9 +65,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "test", "Integration", "lib"))
+# Run on the GPU machine and by scripts/gpu/bench.py, not under lit (whose
+# PYTHONPATH gives the tests their helpers): test/Integration/lib by path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Integration", "lib"))
 import llama_torch as lt  # noqa: E402
 
 PILOT_TOKENS = 32768

@@ -17,9 +17,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Integration",
-                                "lib"))
-import mx_reference as ref  # noqa: E402
+import mx_reference as ref
 
 TOOL, INPUTS, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)

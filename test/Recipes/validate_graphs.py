@@ -22,9 +22,8 @@ RTOL = 1e-4  # max |out - ref| <= RTOL * max |ref|, per result
 runner, inputs_dir, tmp = sys.argv[1:4]
 opt = os.path.join(os.path.dirname(runner), "mxfp4-opt")
 os.makedirs(tmp, exist_ok=True)
-sys.dont_write_bytecode = True
-sys.path.insert(0, inputs_dir)
-import gen_graphs  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in Inputs/
+import gen_graphs  # noqa: E402 (Inputs/, on lit's PYTHONPATH)
 
 failures = []
 

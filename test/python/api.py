@@ -4,15 +4,12 @@
 # RUN: %PYTHON %s | FileCheck %s
 
 import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Integration",
-                                "lib"))
-import mx_reference as ref  # noqa: E402
+import mx_reference as ref
 
-import mxfp4  # noqa: E402
+import mxfp4
 
 SOURCE = """
 func.func @scale(%x: tensor<2x3xf32>, %s: f32) -> tensor<2x3xf32> {

@@ -43,6 +43,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+# train_bench.py runs this in a process of its own, not under lit (whose
+# PYTHONPATH gives the tests their helpers): test/Integration/lib by path.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "test", "Integration", "lib"))
 import llama_torch  # noqa: E402

@@ -3,14 +3,12 @@
 # 0x00 (2^-127), 0xFD..0xFE (overflow to Inf) and 0xFF (NaN), along each axis.
 # RUN: %PYTHON %s mxfp4-run %t
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import harness
+import mx_reference as ref
 
 SHAPES = [((16, 32 * 256), 1), ((64, 5), 0), ((2, 3, 96), 2), ((3, 64, 2), 1)]
 

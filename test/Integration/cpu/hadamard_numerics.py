@@ -3,14 +3,12 @@
 # algebra: H * H^T = I to f32 rounding and forward-then-inverse round trips.
 # RUN: %PYTHON %s mxfp4-run %t
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import harness
+import mx_reference as ref
 
 SIZES = (16, 32, 64, 128)
 KINDS = ("deterministic", "random_fixed", "random_per_step")

@@ -5,14 +5,12 @@
 # reference rotation followed by the reference quantization.
 # RUN: %PYTHON %s mxfp4-run %t
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import harness
+import mx_reference as ref
 
 RULES = ("floor", "even", "ceil", "rceil")
 SHAPES = [  # (shape, axis)

@@ -9,14 +9,12 @@
 # RUN: %PYTHON %s mxfp4-run %t.ref reference
 # RUN: %if avx512bf16 %{ %PYTHON %s mxfp4-run %t.bf16 avx512-bf16 %}
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import harness
+import mx_reference as ref
 
 SHAPES = [(1, 1, 32), (16, 8, 64), (7, 13, 96), (64, 48, 256), (33, 17, 1024),
           (128, 64, 32)]

@@ -3,14 +3,12 @@
 # reproducible for a seed and counter, and differ across seeds and counters.
 # RUN: %PYTHON %s mxfp4-run %t
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import harness
+import mx_reference as ref
 
 ROWS = 4096
 

@@ -13,8 +13,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
+import harness
 
 tool, workdir, target = sys.argv[1], sys.argv[2], sys.argv[3]
 TARGET = f"--target={target}"

@@ -21,8 +21,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
+import harness
 
 tool, workdir = sys.argv[1:3]
 cpu = harness.Runner(tool, os.path.join(workdir, "cpu"))

@@ -20,8 +20,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import harness  # noqa: E402
+import harness
 
 tool, workdir, bf16_step, fp4_step = sys.argv[1:5]
 fake_hip = sys.argv[5] if len(sys.argv) > 5 and os.path.exists(sys.argv[5]) else None

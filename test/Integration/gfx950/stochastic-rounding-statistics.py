@@ -11,11 +11,9 @@
 # CHECK-NOT: FAIL
 # CHECK: sr statistics: {{[0-9]+}} checks, 0 failed
 
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import sr_statistics  # noqa: E402
+import sr_statistics
 
 report = sr_statistics.run_target(*sys.argv[1:4])
 sys.exit(1 if report.failed else 0)

@@ -45,10 +45,8 @@ import sys
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import llama_torch as lt  # noqa: E402
-import safetensors_np  # noqa: E402
+import llama_torch as lt
+import safetensors_np
 
 PERTURBATION = 1e-3
 

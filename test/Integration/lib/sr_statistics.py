@@ -75,8 +75,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mx_reference as ref  # noqa: E402
+import mx_reference as ref
 
 GRID = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
 # Bounds in standard deviations.

@@ -79,10 +79,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-import llama_torch as lt  # noqa: E402
-import mx_reference as ref  # noqa: E402
+import llama_torch as lt
+import mx_reference as ref
 
 ROLES = ("fprop", "dgrad", "wgrad")
 

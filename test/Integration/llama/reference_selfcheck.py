@@ -7,18 +7,13 @@
 # RUN: %PYTHON %s
 
 import math
-import os
 import sys
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools",
-                                "mxfp4-bench"))
-import llama_torch as lt  # noqa: E402
-import llama_torch_bench  # noqa: E402
+import llama_torch as lt
+import llama_torch_bench
 
 MICRO = dict(vocab_size=32, dim=16, num_layers=2, num_heads=2, num_kv_heads=1,
              ffn_dim=32, seq_len=8, batch_size=2)

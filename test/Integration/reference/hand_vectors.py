@@ -8,13 +8,11 @@
 # (the derivation is in the comment next to it); none is produced by the reference.
 # Any failure raises, so the script exits non-zero.
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-import mx_reference as R  # noqa: E402
+import mx_reference as R
 
 BACKEND = "reference"
 if "--compiled" in sys.argv:

@@ -11,12 +11,9 @@ Llama names, optimizer.safetensors, trainer_state.json).
 import argparse
 import json
 import os
-import sys
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                "Integration", "lib"))
-import safetensors_np  # noqa: E402
+import safetensors_np
 
 # The fields every step record must have, and those a resumed run's records
 # must reproduce exactly (timings excluded).
