@@ -61,6 +61,16 @@ std::pair<Value, Value> convertBlock(OpBuilder &b, Location loc, Value block,
 /// `v_cvt_scalef32_pk_f32_fp4` under scale byte `byte` (i32 in [1, 254]).
 Value expandBlock(OpBuilder &b, Location loc, Value codes, Value byte);
 
+/// The pre-shuffled layout as the shared kernels see it: its size, and the
+/// store of one scale byte (padding gets the neutral scale 2^0).
+kernels::ScaleLayout getShuffledScaleLayout();
+
+/// The offset of scale (row, kBlock) in the pre-shuffled layout of a scale
+/// matrix with `kBlocks` K blocks, as IR: LaneLayout's
+/// getShuffledScaleOffset(m16n16k128, ...).
+Value emitShuffledScaleOffset(kernels::KernelBuilder &kb, Value row,
+                              Value kBlock, int64_t kBlocks);
+
 /// Rewrites canonical scales [rows, kBlocks] into the pre-shuffled layout
 /// (for scales that come from outside the function).
 gpu::GPUFuncOp buildShuffleScalesKernel(OpBuilder &b, Location loc,

@@ -56,7 +56,7 @@ static KernelTarget getGfx950Target(int64_t tileOverride,
   target.bounds = BoundsMode::hardware;
   target.convertBlock = convertBlock;
   target.expandBlock = expandBlock;
-  target.shuffledScales = true;
+  target.gemmScaleLayout = getShuffledScaleLayout();
   target.gemm = [=](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                     const GemmShape &shape) -> GemmLaunch {
     GemmConfig config;
@@ -80,9 +80,9 @@ static KernelTarget getGfx950Target(int64_t tileOverride,
     }
     return {{kernel, gemmWorkgroups(config)}};
   };
-  target.shuffleScales = [](OpBuilder &b, Location loc,
-                            gpu::GPUModuleOp module, int64_t rows,
-                            int64_t kBlocks) -> KernelLaunch {
+  target.convertScales = [](OpBuilder &b, Location loc,
+                             gpu::GPUModuleOp module, int64_t rows,
+                             int64_t kBlocks) -> KernelLaunch {
     std::string name = llvm::formatv("shuffle_scales_{0}x{1}", rows, kBlocks);
     auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
     if (!kernel) {

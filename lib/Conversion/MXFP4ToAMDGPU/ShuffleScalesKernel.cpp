@@ -27,6 +27,39 @@ int64_t gfx950::shuffleScalesWorkgroups(int64_t rows, int64_t kBlocks) {
   return ceilDiv(getShuffledScaleBytes(rows, kBlocks), kWorkgroupSize);
 }
 
+Value gfx950::emitShuffledScaleOffset(KernelBuilder &kb, Value row,
+                                     Value kBlock, int64_t kBlocks) {
+  int64_t groups = (kBlocks + 7) / 8;
+  Value g = kb.div(row, 32), mm = kb.div(kb.rem(row, 32), 16),
+        r = kb.rem(row, 16);
+  Value q = kb.div(kBlock, 8), s = kb.div(kb.rem(kBlock, 8), 4),
+        kg = kb.rem(kBlock, 4);
+  Value lane = kb.add(kb.mul(kg, 16), r);
+  Value dword = kb.add(kb.mul(kb.add(kb.mul(g, groups), q), 64), lane);
+  return kb.add(kb.add(kb.mul(dword, 4), kb.mul(s, 2)), mm);
+}
+
+static int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+
+ScaleLayout gfx950::getShuffledScaleLayout() {
+  ScaleLayout layout;
+  layout.getBytes = getShuffledScaleBytes;
+  layout.emitStore = [](KernelBuilder &kb, Value buffer, Value scale,
+                        Value valid, Value row, Value kBlock, int64_t rows,
+                        int64_t kBlocks) {
+    OpBuilder &b = kb.builder();
+    int64_t size = getShuffledScaleBytes(rows, kBlocks);
+    Value inLayout = kb.andI(kb.lt(row, roundUp(rows, 32)),
+                             kb.lt(kBlock, roundUp(kBlocks, 8)));
+    Value neutral = arith::ConstantIntOp::create(b, kb.location(), 127, 8);
+    kb.store(kb.select(valid, scale, neutral), buffer, inLayout,
+             emitShuffledScaleOffset(kb, row, kBlock, kBlocks), size);
+  };
+  // 32 rows and 8 K blocks of 32 elements, for a job of either orientation.
+  layout.padTo = 256;
+  return layout;
+}
+
 gpu::GPUFuncOp gfx950::buildShuffleScalesKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module,
                                                 StringRef name, int64_t rows,

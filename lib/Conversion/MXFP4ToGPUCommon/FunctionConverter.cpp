@@ -19,8 +19,8 @@
 //   elementwise `x + C` that is the only reader of a GEMM's C becomes the
 //   GEMM's accumulator (residual adds, sums of GEMMs added from the left);
 // - scaled_matmul becomes the target's GEMM kernel, reading the scales its
-//   producers wrote (on gfx950 pre-shuffled, or a shuffle of scales from
-//   outside);
+//   producers wrote (in the target's GEMM scale layout where it has one,
+//   KernelTarget::gemmScaleLayout, or a conversion of scales from outside);
 // - dequantize becomes its kernel.
 //
 // Tensors become flat device buffers (FP4 packed two to a byte) and keep
@@ -33,7 +33,6 @@
 
 #include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
-#include "mxfp4/Target/GFX950/LaneLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -52,7 +51,6 @@
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::kernels;
-using mlir::mxfp4::gfx950::getShuffledScaleBytes;
 
 namespace {
 
@@ -68,7 +66,7 @@ struct QuantizeSource {
 /// A tensor living on the device.
 struct DeviceTensor {
   Value buffer;   // flat memref (FP4 packed two to a byte)
-  Value shuffled; // scale tensors: the GEMM's pre-shuffled copy, if made
+  Value laidOut;  // scale tensors: the copy in the GEMM's layout, if made
 };
 
 class FunctionConverter {
@@ -303,7 +301,7 @@ static std::string describeJob(const QuantizeJob &job) {
   s += job.stochastic ? "_sr" : "";
   s += job.values ? "v" : "";
   s += job.scales ? "s" : "";
-  s += job.shuffledScales ? "p" : "";
+  s += job.layoutScales ? "p" : "";
   return s;
 }
 
@@ -480,6 +478,7 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
                         target.bounds,
                         target.convertBlock,
                         target.stageQuantize};
+  config.scaleLayout = target.gemmScaleLayout;
   std::string name = llvm::formatv("quantize_{0}x{1}_{2}", rows, cols,
                                    typeName(config.sourceType));
   SmallVector<Value> operands;
@@ -522,8 +521,9 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
       auto mm = dyn_cast<ScaledMatmulOp>(use.getOwner());
       (mm ? toGemm : elsewhere) = true;
     }
-    job.scales = elsewhere || (toGemm && !target.shuffledScales);
-    job.shuffledScales = toGemm && target.shuffledScales;
+    bool layout = static_cast<bool>(target.gemmScaleLayout);
+    job.scales = elsewhere || (toGemm && !layout);
+    job.layoutScales = toGemm && layout;
     config.jobs.push_back(job);
     name += "_" + describeJob(job);
 
@@ -535,14 +535,14 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
       scales.buffer = alloc(loc, q.getScales().getType());
       operands.push_back(scales.buffer);
     }
-    if (job.shuffledScales) {
+    if (job.layoutScales) {
       auto type = q.getScales().getType();
-      scales.shuffled = memref::AllocOp::create(
+      scales.laidOut = memref::AllocOp::create(
           b, loc,
-          MemRefType::get(
-              {getShuffledScaleBytes(type.getDimSize(0), type.getDimSize(1))},
-              b.getI8Type()));
-      operands.push_back(scales.shuffled);
+          MemRefType::get({target.gemmScaleLayout.getBytes(
+                              type.getDimSize(0), type.getDimSize(1))},
+                          b.getI8Type()));
+      operands.push_back(scales.laidOut);
     }
     device[q.getScales()] = scales;
     if (source.rotation.size &&
@@ -568,11 +568,11 @@ LogicalResult FunctionConverter::emitQuantizeGroup(QuantizeOp first) {
 }
 
 Value FunctionConverter::gemmScales(Location loc, Value scales) {
-  if (!target.shuffledScales)
+  if (!target.gemmScaleLayout)
     return bufferOf(loc, scales);
   auto found = device.find(scales);
-  if (found != device.end() && found->second.shuffled)
-    return found->second.shuffled;
+  if (found != device.end() && found->second.laidOut)
+    return found->second.laidOut;
   Value canonical = bufferOf(loc, scales);
   if (!canonical)
     return {};
@@ -580,12 +580,13 @@ Value FunctionConverter::gemmScales(Location loc, Value scales) {
   auto type = cast<RankedTensorType>(scales.getType());
   int64_t rows = type.getNumElements() / type.getShape().back();
   int64_t kBlocks = type.getShape().back();
-  t.shuffled = memref::AllocOp::create(
+  t.laidOut = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({getShuffledScaleBytes(rows, kBlocks)}, b.getI8Type()));
-  launch(loc, target.shuffleScales(b, loc, kernels, rows, kBlocks),
-         {t.buffer, t.shuffled});
-  return t.shuffled;
+      MemRefType::get({target.gemmScaleLayout.getBytes(rows, kBlocks)},
+                      b.getI8Type()));
+  launch(loc, target.convertScales(b, loc, kernels, rows, kBlocks),
+         {t.buffer, t.laidOut});
+  return t.laidOut;
 }
 
 /// Whether `g` is an elementwise f32 sum of its inputs, added from the

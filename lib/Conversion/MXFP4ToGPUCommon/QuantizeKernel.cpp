@@ -20,9 +20,10 @@
 // phase: lane l reads column l of the region (consecutive words:
 // conflict-free), rotates and quantizes it. The source is read from global
 // memory once; every output is written once: 16 bytes of FP4 a block, one
-// canonical scale byte, and one byte of the gfx950 GEMM's pre-shuffled
-// scale layout. Regions cover the shuffled layout's padding too, where
-// lanes write the neutral scale 2^0. On NVIDIA, where the regions tile the
+// canonical scale byte, and one byte of the target's GEMM scale layout
+// (QuantizeConfig::scaleLayout; gfx950's is pre-shuffled). Regions cover
+// that layout's padding too (ScaleLayout::padTo), where the layout's store
+// writes what the GEMM needs there. On NVIDIA, where the regions tile the
 // source in bands of four region rows, a workgroup gathers its blocks'
 // outputs in workgroup memory and writes whole rows of them instead.
 //
@@ -43,8 +44,6 @@
 #include "mxfp4/Dialect/MXFP4/Utils/Numerics.h"
 #include "mxfp4/Dialect/MXFP4/Utils/Rotation.h"
 
-#include "mxfp4/Target/GFX950/LaneLayout.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -54,7 +53,6 @@
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::kernels;
-using mlir::mxfp4::gfx950::getShuffledScaleBytes;
 namespace num = mlir::mxfp4::numerics;
 
 static int64_t roundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -68,17 +66,17 @@ constexpr int64_t kTileStride = 68;
 
 namespace {
 /// The rows and columns the kernel's regions cover (the source plus the
-/// shuffled layouts' padding).
+/// GEMM scale layout's padding).
 struct Cover {
   int64_t rows, cols;
 };
 } // namespace
 
 static Cover getCover(const QuantizeConfig &c) {
-  bool shuffled = llvm::any_of(
-      c.jobs, [](const QuantizeJob &j) { return j.shuffledScales; });
-  return {roundUp(c.rows, shuffled ? 256 : 32),
-          roundUp(c.cols, shuffled ? 256 : 64)};
+  bool laidOut = llvm::any_of(
+      c.jobs, [](const QuantizeJob &j) { return j.layoutScales; });
+  int64_t pad = laidOut ? c.scaleLayout.padTo : 1;
+  return {roundUp(roundUp(c.rows, pad), 32), roundUp(roundUp(c.cols, pad), 64)};
 }
 
 int64_t kernels::quantizeWorkgroups(const QuantizeConfig &c) {
@@ -115,9 +113,9 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       args.push_back(globalBuffer(ctx, outRows * outCols / 2, i8));
     if (job.scales)
       args.push_back(globalBuffer(ctx, outRows * outCols / 32, i8));
-    if (job.shuffledScales)
-      args.push_back(
-          globalBuffer(ctx, getShuffledScaleBytes(outRows, outCols / 32), i8));
+    if (job.layoutScales)
+      args.push_back(globalBuffer(
+          ctx, c.scaleLayout.getBytes(outRows, outCols / 32), i8));
   }
   for (const QuantizeJob &job : c.jobs) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
@@ -144,7 +142,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
   // (H200: L2 85% busy, DRAM 41%).
   bool gather = c.staged && exact && cover.rows % 128 == 0 &&
                 llvm::none_of(c.jobs, [](const QuantizeJob &j) {
-                  return j.shuffledScales;
+                  return j.layoutScales;
                 });
   SmallVector<Type> workgroup;
   if (c.staged || hasColumnJob)
@@ -160,7 +158,7 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
 
   unsigned nextArg = sources;
   struct Outputs {
-    Value values, scales, shuffled, seed, step, roundingSeed, counter;
+    Value values, scales, laidOut, seed, step, roundingSeed, counter;
   };
   SmallVector<Outputs> outputs(c.jobs.size());
   for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
@@ -168,8 +166,8 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       out.values = kb.buffer(func.getArgument(nextArg++));
     if (job.scales)
       out.scales = kb.buffer(func.getArgument(nextArg++));
-    if (job.shuffledScales)
-      out.shuffled = kb.buffer(func.getArgument(nextArg++));
+    if (job.layoutScales)
+      out.laidOut = kb.buffer(func.getArgument(nextArg++));
   }
   for (auto [job, out] : llvm::zip(c.jobs, outputs)) {
     if (job.rotation.size && job.rotation.kind != HadamardKind::deterministic)
@@ -281,14 +279,9 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
       Value offset = kb.add(kb.mul(row, kBlocks), kBlock);
       kb.store(byte8, out.scales, valid, offset, outRows * kBlocks);
     }
-    if (out.shuffled) {
-      int64_t size = getShuffledScaleBytes(outRows, kBlocks);
-      Value inLayout = kb.andI(kb.lt(row, roundUp(outRows, 32)),
-                               kb.lt(kBlock, roundUp(kBlocks, 8)));
-      Value neutral = arith::ConstantIntOp::create(b, loc, 127, 8);
-      kb.store(kb.select(valid, byte8, neutral), out.shuffled, inLayout,
-               emitShuffledScaleOffset(kb, row, kBlock, kBlocks), size);
-    }
+    if (out.laidOut)
+      c.scaleLayout.emitStore(kb, out.laidOut, byte8, valid, row, kBlock,
+                              outRows, kBlocks);
   };
 
   // Reads gathered phase `phase`'s codes of slot `slot` and the scales of
@@ -567,16 +560,4 @@ gpu::GPUFuncOp kernels::buildQuantizeKernel(OpBuilder &b, Location loc,
     }
   gpu::ReturnOp::create(b, loc);
   return func;
-}
-
-Value kernels::emitShuffledScaleOffset(KernelBuilder &kb, Value row,
-                                       Value kBlock, int64_t kBlocks) {
-  int64_t groups = (kBlocks + 7) / 8;
-  Value g = kb.div(row, 32), mm = kb.div(kb.rem(row, 32), 16),
-        r = kb.rem(row, 16);
-  Value q = kb.div(kBlock, 8), s = kb.div(kb.rem(kBlock, 8), 4),
-        kg = kb.rem(kBlock, 4);
-  Value lane = kb.add(kb.mul(kg, 16), r);
-  Value dword = kb.add(kb.mul(kb.add(kb.mul(g, groups), q), 64), lane);
-  return kb.add(kb.add(kb.mul(dword, 4), kb.mul(s, 2)), mm);
 }

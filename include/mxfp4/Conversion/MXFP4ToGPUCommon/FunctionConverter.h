@@ -63,9 +63,9 @@ struct KernelTarget {
   bool stageQuantize = false;
   BlockConverter convertBlock;
   BlockExpander expandBlock;
-  /// Whether the GEMM reads gfx950's pre-shuffled scales instead of
-  /// canonical ones.
-  bool shuffledScales = false;
+  /// The layout the GEMM reads scales in, if not the canonical one
+  /// (gfx950: pre-shuffled).
+  ScaleLayout gemmScaleLayout;
   /// Whether the GEMM adds its accumulator to the finished sum, C = acc +
   /// (A * B^T) with one f32 addition, so that an elementwise `x + C` (a
   /// residual, or a sum of two GEMMs) moves into it bit for bit (mixed
@@ -76,11 +76,11 @@ struct KernelTarget {
   std::function<GemmLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
                            const GemmShape &)>
       gemm;
-  /// With `shuffledScales`: finds or builds the kernel that rewrites
-  /// canonical scales [rows, kBlocks] into the shuffled layout.
+  /// With `gemmScaleLayout`: finds or builds the kernel that rewrites
+  /// canonical scales [rows, kBlocks] into that layout.
   std::function<KernelLaunch(OpBuilder &, Location, gpu::GPUModuleOp,
                              int64_t rows, int64_t kBlocks)>
-      shuffleScales;
+      convertScales;
 };
 
 /// Converts every function of `module` that holds mxfp4 ops, putting the

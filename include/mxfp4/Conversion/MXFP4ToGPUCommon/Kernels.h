@@ -13,8 +13,9 @@
 // is in docs/gfx950.md:
 //
 //   FP4 values   [rows][cols / 2] bytes, element 2j in the low nibble
-//   E8M0 scales  [rows][cols / 32] bytes (canonical), and on gfx950 the
-//                pre-shuffled copy its GEMM reads (LaneLayout.h)
+//   E8M0 scales  [rows][cols / 32] bytes (canonical), and where a target's
+//                GEMM reads another layout (ScaleLayout; gfx950's is
+//                pre-shuffled, LaneLayout.h) a copy in that layout
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,7 +66,32 @@ struct QuantizeJob {
   /// Stochastic rounding with the CPU's Philox words (seed and counter are
   /// kernel arguments).
   bool stochastic = false;
-  bool values = true, scales = true, shuffledScales = false;
+  /// Which outputs the job writes: codes, canonical scales, and scales in
+  /// the target's GEMM layout (QuantizeConfig::scaleLayout).
+  bool values = true, scales = true, layoutScales = false;
+};
+
+/// A layout in which a target's GEMM reads scales, other than the canonical
+/// row-major [rows, kBlocks] bytes (gfx950: pre-shuffled for its MFMAs). The
+/// quantize kernels write it directly for scales that only GEMMs read, and
+/// the host conversion sizes its buffers, so that the layout is the
+/// target's alone.
+struct ScaleLayout {
+  /// The bytes the layout of `rows` x `kBlocks` scales takes.
+  std::function<int64_t(int64_t rows, int64_t kBlocks)> getBytes;
+  /// Stores `scale` (i8), the scale of (`row`, `kBlock`) of a `rows` x
+  /// `kBlocks` matrix, into `buffer`. `valid` is false where (`row`,
+  /// `kBlock`) lies outside the matrix, which the layout may pad.
+  std::function<void(KernelBuilder &kb, Value buffer, Value scale,
+                     Value valid, Value row, Value kBlock, int64_t rows,
+                     int64_t kBlocks)>
+      emitStore;
+  /// What a quantize kernel that writes the layout rounds both of its
+  /// source's sizes up to, so that its regions reach the layout's padding
+  /// (a job's rows and K may be either of the source's sizes).
+  int64_t padTo = 1;
+
+  explicit operator bool() const { return static_cast<bool>(getBytes); }
 };
 
 /// An elementwise computation of the source fused into the quantize
@@ -97,7 +123,7 @@ struct SourceProducer {
 /// Quantizes a [rows, cols] source (f32 or bf16) with one or two jobs (at
 /// most one per orientation) in one read of the source. Arguments: source
 /// (with a producer: its inputs, in order), then per job its outputs in order
-/// values, scales, shuffledScales (those enabled), then for each job with a
+/// values, scales, layoutScales (those enabled), then for each job with a
 /// random rotation its seed and, for `random_per_step`, its step (i64): the
 /// signs are drawn in the kernel; then for each stochastic job its seed and
 /// counter (i64).
@@ -115,6 +141,8 @@ struct QuantizeConfig {
   /// occupancy there, and no MI355X measurement says it pays).
   bool staged = false;
   std::optional<SourceProducer> producer = std::nullopt;
+  /// The layout of the jobs' `layoutScales`.
+  ScaleLayout scaleLayout = {};
 };
 gpu::GPUFuncOp buildQuantizeKernel(OpBuilder &b, Location loc,
                                    gpu::GPUModuleOp module, StringRef name,
@@ -132,12 +160,6 @@ gpu::GPUFuncOp buildDequantizeKernel(OpBuilder &b, Location loc,
                                      gpu::GPUModuleOp module, StringRef name,
                                      const DequantizeConfig &config);
 int64_t dequantizeWorkgroups(const DequantizeConfig &config);
-
-/// The offset of scale (row, kBlock) in gfx950's pre-shuffled layout of a
-/// scale matrix with `kBlocks` K blocks, as IR: LaneLayout's
-/// getShuffledScaleOffset(m16n16k128, ...).
-Value emitShuffledScaleOffset(KernelBuilder &kb, Value row, Value kBlock,
-                              int64_t kBlocks);
 
 } // namespace mlir::mxfp4::kernels
 
