@@ -1,4 +1,4 @@
-//===- HostPlan.cpp - the host function as a replayable plan --------------===//
+//===- HostPlan.cpp - a module's host functions as a plan -----------------===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -15,7 +15,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -38,11 +37,9 @@ static int64_t scalarBytes(Type type) {
   return (type.getIntOrFloatBitWidth() + 7) / 8;
 }
 
-/// "f32 256 64": the element type and shape of a buffer, so a runtime can
-/// read and write .npy files.
-static std::string describe(MemRefType type, TypeAttr tensor = {}) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+/// Sets `value`'s element type and shape from the buffer `type`, so that a
+/// runtime can read and write .npy files.
+static void describe(HostValue &value, MemRefType type, TypeAttr tensor = {}) {
   Type e = type.getElementType();
   // A flat buffer of a whole-function conversion: the tensor's shape, when
   // it has the buffer's elements (FP4 tensors are packed).
@@ -52,20 +49,18 @@ static std::string describe(MemRefType type, TypeAttr tensor = {}) {
       t && t.getElementType() == e && t.getNumElements() == type.getNumElements())
     shape = t.getShape();
   if (e.isF32())
-    os << "f32";
+    value.elementType = "f32";
   else if (e.isBF16())
-    os << "bf16";
+    value.elementType = "bf16";
   else if (e.isInteger(32))
-    os << "i32";
+    value.elementType = "i32";
   else if (e.isInteger(64) || e.isIndex())
-    os << "i64";
+    value.elementType = "i64";
   else if (e.isInteger(8))
-    os << "u8";
+    value.elementType = "u8";
   else
-    os << "bytes";
-  for (int64_t d : shape)
-    os << " " << d;
-  return text;
+    value.elementType = "bytes";
+  value.shape.assign(shape.begin(), shape.end());
 }
 
 /// The host function `func` as a plan.
@@ -85,8 +80,9 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
     value.id = id(arg);
     if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
       value.bytes = memrefBytes(memref);
-      value.type = describe(memref, func.getArgAttrOfType<TypeAttr>(
-                                        arg.getArgNumber(), kTensorAttrName));
+      describe(value, memref,
+               func.getArgAttrOfType<TypeAttr>(arg.getArgNumber(),
+                                               kTensorAttrName));
     } else if (arg.getType().isIntOrIndexOrFloat()) {
       value.buffer = false;
       value.bytes = scalarBytes(arg.getType());
@@ -166,8 +162,8 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
         HostValue result;
         result.id = ids[v];
         result.bytes = memrefBytes(memref);
-        result.type = describe(
-            memref, func.getResultAttrOfType<TypeAttr>(i, kTensorAttrName));
+        describe(result, memref,
+                 func.getResultAttrOfType<TypeAttr>(i, kTensorAttrName));
         function.results.push_back(std::move(result));
       }
       continue;
@@ -192,61 +188,4 @@ mxfp4::buildHostPlan(ModuleOp module) {
     plan.push_back(std::move(*function));
   }
   return plan;
-}
-
-std::string mxfp4::formatHostPlan(llvm::ArrayRef<HostFunction> plan) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "# mxfp4 host plan v1\n";
-  auto hex = [&](uint64_t bits, int64_t bytes) {
-    os << llvm::format_hex_no_prefix(bits, 2 * bytes);
-  };
-  for (const HostFunction &function : plan) {
-    os << "function " << function.name << " " << function.arguments.size()
-       << " " << function.results.size() << "\n";
-    for (auto [i, arg] : llvm::enumerate(function.arguments)) {
-      os << "arg " << i << (arg.buffer ? " buffer " : " scalar ") << arg.id
-         << " " << arg.bytes;
-      if (arg.buffer)
-        os << " " << arg.type;
-      os << "\n";
-    }
-    for (const HostStep &step : function.steps) {
-      switch (step.kind) {
-      case HostStep::Kind::Alloc:
-        os << "alloc " << step.id << " " << step.bytes;
-        break;
-      case HostStep::Kind::Free:
-        os << "free " << step.id;
-        break;
-      case HostStep::Kind::View:
-        os << "view " << step.id << " " << step.source;
-        break;
-      case HostStep::Kind::Const:
-        os << "const " << step.id << " " << step.bytes << " ";
-        hex(step.bits, step.bytes);
-        break;
-      case HostStep::Kind::Global:
-        os << "global " << step.id << " " << step.bytes << " ";
-        for (char c : step.data)
-          hex(static_cast<uint8_t>(c), 1);
-        break;
-      case HostStep::Kind::Launch:
-        os << "launch " << step.kernel;
-        for (int64_t size : step.grid)
-          os << " " << size;
-        for (int64_t size : step.block)
-          os << " " << size;
-        for (auto [buffer, id] : step.params)
-          os << " " << (buffer ? "b" : "s") << id;
-        break;
-      }
-      os << "\n";
-    }
-    for (auto [i, result] : llvm::enumerate(function.results))
-      os << "result " << i << " " << result.id << " " << result.bytes << " "
-         << result.type << "\n";
-    os << "end\n";
-  }
-  return text;
 }

@@ -54,7 +54,6 @@ bool Compiled::has(const std::string &function) const {
 Program Compiled::program(const std::string &function) const {
   Program program;
   program.records = readFunction(text, planPath, function);
-  checkLifetimes(program.records);
   if (library) {
     program.code = library->function(function);
     program.kernelNames = library->kernelNames();

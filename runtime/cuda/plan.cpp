@@ -9,124 +9,96 @@
 
 #include "failure.h"
 
-#include <algorithm>
-#include <cstdlib>
-#include <map>
-#include <set>
-#include <sstream>
+#include "mxfp4/Formats/HostPlan.h"
 
-static Record parseRecord(const std::string &line) {
-  std::istringstream w(line);
-  std::string kind;
-  w >> kind;
-  Record r;
-  if (kind == "arg") {
-    std::string what;
+using namespace mlir::mxfp4;
+
+/// The records of `function`: its arguments, steps and results.
+static std::vector<Record> getRecords(const HostFunction &function) {
+  std::vector<Record> records;
+  for (size_t i = 0; i < function.arguments.size(); ++i) {
+    const HostValue &arg = function.arguments[i];
+    Record &r = records.emplace_back();
     r.kind = Record::Arg;
-    w >> r.index >> what >> r.id >> r.bytes;
-    r.buffer = what == "buffer";
-  } else if (kind == "alloc") {
-    r.kind = Record::Alloc;
-    w >> r.id >> r.bytes;
-  } else if (kind == "free") {
-    r.kind = Record::Free;
-    w >> r.id;
-  } else if (kind == "view") {
-    r.kind = Record::View;
-    w >> r.id >> r.source;
-  } else if (kind == "const") {
-    std::string hex;
-    r.kind = Record::Const;
-    w >> r.id >> r.bytes >> hex;
-    r.bits = std::strtoull(hex.c_str(), nullptr, 16);
-  } else if (kind == "global") {
-    std::string hex;
-    r.kind = Record::Global;
-    w >> r.id >> r.bytes >> hex;
-    r.data.resize(r.bytes);
-    for (size_t i = 0; i < r.bytes && 2 * i + 1 < hex.size(); ++i)
-      r.data[i] = char(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  } else if (kind == "launch") {
-    r.kind = Record::Launch;
-    w >> r.name >> r.grid[0] >> r.grid[1] >> r.grid[2] >> r.block[0] >>
-        r.block[1] >> r.block[2];
-    for (std::string a; w >> a;)
-      r.args.push_back({a[0] == 'b', std::stol(a.substr(1))});
-  } else if (kind == "result") {
-    r.kind = Record::Result;
-    w >> r.index >> r.id >> r.bytes >> r.name;
-    for (int64_t d; w >> d;)
-      r.shape.push_back(d);
-  } else {
-    fail("unknown plan record '" + kind + "'");
+    r.index = i;
+    r.id = arg.id;
+    r.bytes = arg.bytes;
+    r.buffer = arg.buffer;
   }
-  return r;
+  for (const HostStep &step : function.steps) {
+    Record &r = records.emplace_back();
+    r.id = step.id;
+    r.bytes = step.bytes;
+    switch (step.kind) {
+    case HostStep::Kind::Alloc:
+      r.kind = Record::Alloc;
+      break;
+    case HostStep::Kind::Free:
+      r.kind = Record::Free;
+      break;
+    case HostStep::Kind::View:
+      r.kind = Record::View;
+      r.source = step.source;
+      break;
+    case HostStep::Kind::Const:
+      r.kind = Record::Const;
+      r.bits = step.bits;
+      break;
+    case HostStep::Kind::Global:
+      r.kind = Record::Global;
+      // Uploaded whole: data the plan leaves out is zero.
+      r.data = step.data;
+      r.data.resize(r.bytes);
+      break;
+    case HostStep::Kind::Launch:
+      r.kind = Record::Launch;
+      r.name = step.kernel;
+      for (int i = 0; i < 3; ++i) {
+        r.grid[i] = static_cast<unsigned>(step.grid[i]);
+        r.block[i] = static_cast<unsigned>(step.block[i]);
+      }
+      for (auto [buffer, id] : step.params)
+        r.args.push_back({buffer, id});
+      break;
+    }
+  }
+  for (size_t i = 0; i < function.results.size(); ++i) {
+    const HostValue &result = function.results[i];
+    Record &r = records.emplace_back();
+    r.kind = Record::Result;
+    r.index = i;
+    r.id = result.id;
+    r.bytes = result.bytes;
+    r.name = result.elementType;
+    r.shape = result.shape;
+  }
+  return records;
 }
 
 std::vector<std::string> functionNames(const std::string &text) {
-  std::istringstream plan(text);
-  std::vector<std::string> names;
-  for (std::string line; std::getline(plan, line);)
-    if (line.rfind("function ", 0) == 0)
-      names.push_back(line.substr(9, line.find(' ', 9) - 9));
-  return names;
+  return listHostFunctions(text);
 }
 
 std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
                                  const std::string &function) {
-  std::vector<std::string> names = functionNames(text);
-  if (std::find(names.begin(), names.end(), function) == names.end()) {
-    std::string known;
-    for (const std::string &n : names)
-      known += " " + n;
-    fail("no function '" + function + "' in '" + planPath +
-         "' (functions:" + known + ")");
-  }
-  std::istringstream planFile(text);
-  std::vector<Record> records;
-  bool inside = false;
-  for (std::string line; std::getline(planFile, line);) {
-    if (line.empty() || line[0] == '#')
+  std::vector<HostFunction> plan;
+  std::string problem = parseHostPlan(text, planPath, plan);
+  if (!problem.empty())
+    fail(problem);
+  std::string known;
+  for (const HostFunction &f : plan) {
+    if (f.name != function) {
+      known += " " + f.name;
       continue;
-    std::istringstream words(line);
-    std::string kind, name;
-    words >> kind >> name;
-    if (kind == "function")
-      inside = name == function;
-    else if (kind == "end")
-      inside = false;
-    else if (inside)
-      records.push_back(parseRecord(line));
+    }
+    // The memory cache hands a freed block to a later `alloc`: refuse a
+    // plan that would read another buffer's data, before any launch.
+    problem = checkHostLifetimes(f);
+    if (!problem.empty())
+      fail(problem);
+    return getRecords(f);
   }
-  return records;
-}
-
-/// The cache below hands a freed block to a later `alloc`, so a plan that
-/// touched a buffer after its `free` would read another buffer's data. The
-/// compiler frees each allocation once, after its last use (LinalgToGPU's
-/// freeAfterLastUse): this only refuses a broken plan, before any launch.
-void checkLifetimes(const std::vector<Record> &records) {
-  std::map<long, long> root; // a view's allocation (or argument)
-  std::set<long> freed;
-  auto use = [&](long id, const std::string &what) {
-    auto it = root.find(id);
-    long base = it == root.end() ? id : it->second;
-    if (freed.count(base))
-      fail("the plan " + what + " buffer " + std::to_string(id) +
-           " after freeing it");
-    return base;
-  };
-  for (const Record &r : records) {
-    if (r.kind == Record::View)
-      root[r.id] = use(r.source, "views");
-    else if (r.kind == Record::Free)
-      freed.insert(use(r.id, "frees"));
-    else if (r.kind == Record::Result)
-      use(r.id, "returns");
-    else if (r.kind == Record::Launch)
-      for (auto [isBuffer, id] : r.args)
-        if (isBuffer)
-          use(id, "passes " + r.name);
-  }
+  fail("no function '" + function + "' in '" + planPath +
+       "' (functions:" + known + ")");
 }

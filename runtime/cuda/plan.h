@@ -5,8 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The text format of `mxfp4-run compile --target=sm_90a`'s plan.txt
-// (include/mxfp4/API/HostPlan.h), parsed once per run.
+// The function of `mxfp4-run compile --target=sm_90a`'s plan.txt that a run
+// calls, parsed once (by mxfp4/Formats/HostPlan.h) into records the timed
+// calls replay, with the kernels they launch once the cubin is loaded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ struct Record {
   size_t bytes = 0;       // arg, alloc, global, result
   bool buffer = false;    // arg: a buffer, not a scalar
   uint64_t bits = 0;      // const
-  std::vector<char> data; // global
+  std::vector<char> data; // global: `bytes` bytes
   std::string name;       // launch: the kernel; result: the element type
   unsigned grid[3] = {}, block[3] = {};
   std::vector<std::pair<bool, long>> args; // launch: (is a buffer, id)
@@ -40,17 +41,15 @@ struct Record {
   void *kernel = nullptr;                  // launch, once the cubin is loaded
 };
 
-/// The records of `function` in the plan `text` (read from `planPath`), up
-/// to its `end`.
+/// The records of `function` in the plan `text` (read from `planPath`), in
+/// file order; fails if the plan is malformed, has no such function or uses
+/// one of its buffers after freeing it.
 std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
                                  const std::string &function);
 
 /// The names of the functions of the plan `text`, in order.
 std::vector<std::string> functionNames(const std::string &text);
-
-/// Refuses a plan that uses a buffer after freeing it (see plan.cpp).
-void checkLifetimes(const std::vector<Record> &records);
 
 /// The function a run calls: its plan records, and, through a host
 /// library, its code and the kernels the code launches by index (else the

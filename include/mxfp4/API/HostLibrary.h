@@ -5,19 +5,21 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The host functions of a plan (HostPlan.h) compiled ahead of time: one C
-// function per host function that makes the plan's allocations, uploads,
-// launches and frees through the runtime's callbacks, with the cubin and
-// the plan's text inside, as host.so (the C ABI is HostABI.h). A runtime
-// then calls machine code instead of interpreting the plan.
+// The host functions of a plan (mxfp4/Formats/HostPlan.h) compiled ahead
+// of time: one C function per host function that makes the plan's
+// allocations, uploads, launches and frees through the runtime's callbacks,
+// with the cubin and the plan's text inside, as host.so (the C ABI is
+// HostABI.h). A runtime then calls machine code instead of interpreting the
+// plan.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_API_HOSTLIBRARY_H
 #define MXFP4_API_HOSTLIBRARY_H
 
-#include "mxfp4/API/HostPlan.h"
+#include "mxfp4/Formats/HostPlan.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
