@@ -11,6 +11,8 @@
 
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/Formats/TrainingRun.h"
+#include "mxfp4/Formats/WeightInit.h"
 #include "mxfp4/Runtime/AtomicFile.h"
 #include "mxfp4/Runtime/Npy.h"
 #include "mxfp4/Train/Checkpoint.h"
@@ -26,7 +28,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <sys/resource.h>
 
@@ -43,25 +44,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-/// SplitMix64: the counter-based generator of initial weights and batch
-/// offsets (a pure function of its input, so any element or batch can be
-/// drawn without drawing the ones before it).
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-uint64_t mix(uint64_t a, uint64_t b, uint64_t c) {
-  return mix(mix(mix(a) ^ b) ^ c);
-}
-
-/// A uniform double in (0, 1) from 53 random bits.
-double unitOpen(uint64_t bits) {
-  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
 }
 
 double peakRssMiB() {
@@ -135,21 +117,9 @@ mlir::mxfp4::initLlamaParameters(const LlamaConfig &config, uint64_t seed) {
     int64_t n = 1;
     for (int64_t size : param.shape)
       n *= size;
-    std::vector<float> v(n, 1.0f);
-    if (param.isMatrix) {
-      // Box-Muller on pairs of counter-based uniforms.
-      for (int64_t j = 0; j < n; ++j) {
-        uint64_t pair = static_cast<uint64_t>(j) / 2;
-        double u1 = unitOpen(mix(seed, i * 2 + 0x1000, pair));
-        double u2 = unitOpen(mix(seed, i * 2 + 0x1001, pair));
-        double radius = std::sqrt(-2.0 * std::log(u1));
-        double angle = 2.0 * M_PI * u2;
-        double z = (j % 2 == 0) ? radius * std::cos(angle)
-                                : radius * std::sin(angle);
-        v[j] = static_cast<float>(z * config.initStd);
-      }
-    }
-    values.push_back(std::move(v));
+    values.push_back(drawInitialWeights(
+        param.isMatrix ? WeightInit::Normal : WeightInit::Ones, seed, i, n,
+        config.initStd));
   }
   return values;
 }
@@ -193,7 +163,7 @@ static void drawTrainBatch(const std::vector<uint32_t> &train, uint64_t seed,
                            int32_t *out) {
   uint64_t starts = train.size() - window + 1;
   for (int64_t row = 0; row < batch; ++row) {
-    uint64_t offset = mix(seed, 0x5eed0000 + step, row) % starts;
+    uint64_t offset = mixCounter(seed, 0x5eed0000 + step, row) % starts;
     for (int64_t t = 0; t < window; ++t)
       out[row * window + t] = static_cast<int32_t>(train[offset + t]);
   }
@@ -697,16 +667,17 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
     return createStringError("cannot create '" + dir + "': " + ec.message());
 
   // The manifest: what the runtime checks and loops over.
-  std::string manifest;
-  llvm::raw_string_ostream os(manifest);
   bool bytes = data->vocabSize <= 256;
-  os << "# mxfp4 training run v1\n"
-     << "steps " << config.totalSteps << "\nbatch " << config.batchSize
-     << "\nwindow " << window << "\ntoken_bytes " << (bytes ? 1 : 4)
-     << "\nseed " << options.seed << "\ninit_std "
-     << llvm::formatv("{0:e9}", config.initStd) << "\neval_every "
-     << options.evalEvery << "\neval_batches " << options.evalBatches
-     << "\nmodel " << config.name << "\n";
+  TrainingRunManifest manifest;
+  manifest.steps = config.totalSteps;
+  manifest.batch = config.batchSize;
+  manifest.window = window;
+  manifest.tokenBytes = bytes ? 1 : 4;
+  manifest.seed = options.seed;
+  manifest.initStd = config.initStd;
+  manifest.evalEvery = options.evalEvery;
+  manifest.evalBatches = options.evalBatches;
+  manifest.model = config.name;
   std::vector<std::vector<float>> init =
       initLlamaParameters(config, options.seed);
   // Small models carry their exact initial weights; larger ones are drawn by
@@ -716,21 +687,21 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   for (const std::vector<float> &v : init)
     elements += v.size();
   bool carry = elements * 4 <= (int64_t(16) << 20);
+  auto path = [&](const std::string &file) { return (dir + "/" + file).str(); };
   for (auto [i, p] : llvm::enumerate(getLlamaParameters(config))) {
-    os << "param " << i << " " << p.name << " "
-       << (p.isMatrix ? "normal" : "ones");
-    for (int64_t d : p.shape)
-      os << " " << d;
-    os << "\n";
+    manifest.params.push_back(
+        {p.name, p.isMatrix ? WeightInit::Normal : WeightInit::Ones,
+         std::vector<int64_t>(p.shape.begin(), p.shape.end())});
     if (!carry)
       continue;
     HostArray array = HostArray::zeros(DType::Float32, p.shape);
     std::memcpy(array.bytes.data(), init[i].data(), array.bytes.size());
-    if (llvm::Error error = writeNpyFile(
-            array, (dir + "/param" + llvm::Twine(i) + ".npy").str()))
+    if (llvm::Error error =
+            writeNpyFile(array, path(getTrainingRunParameterFile(i))))
       return error;
   }
-  if (llvm::Error error = writeFileAtomically((dir + "/run.txt").str(), manifest))
+  if (llvm::Error error = writeFileAtomically(
+          path(kTrainingRunManifestFile), formatTrainingRunManifest(manifest)))
     return error;
   // The runtime's checkpoints carry these, as the CPU trainer's do.
   std::string mxfp4Config;
@@ -740,11 +711,11 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
     writeJSON(json, llvm::json::Value(getLlamaConfigJSON(config)));
     os << "\n";
   }
-  if (llvm::Error error = writeFileAtomically((dir + "/config.json").str(),
+  if (llvm::Error error = writeFileAtomically(path(kTrainingRunConfigFile),
                                               config.toHuggingFaceJSON()))
     return error;
   if (llvm::Error error =
-          writeFileAtomically((dir + "/mxfp4_config.json").str(), mxfp4Config))
+          writeFileAtomically(path(kTrainingRunMxfp4ConfigFile), mxfp4Config))
     return error;
 
   // Every step's batch and the held-out batches, drawn as the CPU trainer
@@ -766,7 +737,7 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
     append(tokens);
   }
   if (llvm::Error error =
-          writeFileAtomically((dir + "/batches.bin").str(), tokens))
+          writeFileAtomically(path(kTrainingRunBatchesFile), tokens))
     return error;
   std::string evalTokens;
   for (int64_t b = 0; b < options.evalBatches; ++b) {
@@ -774,5 +745,5 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
                   window, batch.data());
     append(evalTokens);
   }
-  return writeFileAtomically((dir + "/eval.bin").str(), evalTokens);
+  return writeFileAtomically(path(kTrainingRunEvalFile), evalTokens);
 }

@@ -10,43 +10,22 @@
 #include "failure.h"
 #include "npy.h"
 
-#include <cmath>
+#include "mxfp4/Formats/TrainingRun.h"
+#include "mxfp4/Formats/WeightInit.h"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
-/// SplitMix64, as lib/API/Trainer.cpp draws initial weights.
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-static uint64_t mix(uint64_t a, uint64_t b, uint64_t c) {
-  return mix(mix(mix(a) ^ b) ^ c);
-}
+using namespace mlir::mxfp4;
 
 std::vector<char> drawParameter(const TrainingRun &run, size_t i,
                                 size_t elements) {
-  std::vector<float> v(elements, 1.0f);
-  auto unitOpen = [](uint64_t bits) {
-    return (double(bits >> 11) + 0.5) * 0x1.0p-53;
-  };
-  if (run.normal[i])
-    for (size_t j = 0; j < elements; ++j) {
-      uint64_t pair = j / 2;
-      double u1 = unitOpen(mix(run.seed, i * 2 + 0x1000, pair));
-      double u2 = unitOpen(mix(run.seed, i * 2 + 0x1001, pair));
-      double radius = std::sqrt(-2.0 * std::log(u1));
-      double angle = 2.0 * M_PI * u2;
-      double z =
-          j % 2 == 0 ? radius * std::cos(angle) : radius * std::sin(angle);
-      v[j] = static_cast<float>(z * run.initStd);
-    }
+  std::vector<float> values =
+      drawInitialWeights(run.normal[i] ? WeightInit::Normal : WeightInit::Ones,
+                         run.seed, i, elements, run.initStd);
   std::vector<char> bytes(elements * 4);
-  std::memcpy(bytes.data(), v.data(), bytes.size());
+  std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
 
@@ -75,7 +54,7 @@ static std::vector<char> readBatches(const TrainingRun &run,
 }
 
 TrainingRun readTrainingRun(const std::string &dir) {
-  std::string path = dir + "/run.txt";
+  std::string path = dir + "/" + kTrainingRunManifestFile;
   if (!std::ifstream(path))
     fail("cannot read '" + path +
          "' (write it with 'mxfp4-run train "
@@ -85,53 +64,26 @@ TrainingRun readTrainingRun(const std::string &dir) {
   TrainingRun run;
   run.dir = dir;
   run.manifest.assign(text.begin(), text.end());
-  std::istringstream manifest(run.manifest);
-  std::string line;
-  for (int number = 1; std::getline(manifest, line); ++number) {
-    std::istringstream w(line);
-    std::string key;
-    w >> key;
-    if (key == "steps")
-      w >> run.steps;
-    else if (key == "batch")
-      w >> run.batch;
-    else if (key == "window")
-      w >> run.window;
-    else if (key == "token_bytes")
-      w >> run.tokenBytes;
-    else if (key == "seed")
-      w >> run.seed;
-    else if (key == "init_std")
-      w >> run.initStd;
-    else if (key == "eval_every")
-      w >> run.evalEvery;
-    else if (key == "eval_batches")
-      w >> run.evalBatches;
-    else if (key == "model")
-      std::getline(w >> std::ws, run.model);
-    else if (key == "param") {
-      size_t index;
-      std::string name, init;
-      w >> index >> name >> init;
-      run.normal.push_back(init == "normal");
-      std::vector<int64_t> shape;
-      for (int64_t d; w >> d;)
-        shape.push_back(d);
-      run.params.push_back({name, shape});
-    }
-    if (w.fail() && !w.eof())
-      fail("'" + path + "': line " + std::to_string(number) + ": bad '" + key +
-           "' entry");
+  TrainingRunManifest manifest;
+  std::string problem = parseTrainingRunManifest(run.manifest, path, manifest);
+  if (!problem.empty())
+    fail(problem);
+  run.steps = manifest.steps;
+  run.batch = manifest.batch;
+  run.window = manifest.window;
+  run.tokenBytes = manifest.tokenBytes;
+  run.seed = manifest.seed;
+  run.initStd = manifest.initStd;
+  run.evalEvery = manifest.evalEvery;
+  run.evalBatches = manifest.evalBatches;
+  run.model = manifest.model;
+  for (TrainingRunParameter &param : manifest.params) {
+    run.params.push_back({std::move(param.name), std::move(param.shape)});
+    run.normal.push_back(param.init == WeightInit::Normal);
   }
-  if (run.steps <= 0 || run.batch <= 0 || run.window <= 1 ||
-      run.params.empty() || (run.tokenBytes != 1 && run.tokenBytes != 4) ||
-      run.evalEvery < 0 || run.evalBatches < 0)
-    fail("'" + path +
-         "' is not a training run (it needs steps, batch, "
-         "window, token_bytes 1 or 4 and the parameters)");
-  run.batches = readBatches(run, "batches.bin", run.steps);
+  run.batches = readBatches(run, kTrainingRunBatchesFile, run.steps);
   if (run.evalBatches > 0)
-    run.evalTokens = readBatches(run, "eval.bin", run.evalBatches);
+    run.evalTokens = readBatches(run, kTrainingRunEvalFile, run.evalBatches);
   return run;
 }
 
@@ -139,7 +91,7 @@ int checkInitialWeights(const std::string &dir) {
   TrainingRun run = readTrainingRun(dir);
   size_t checked = 0;
   for (size_t i = 0; i < run.params.size(); ++i) {
-    std::string path = dir + "/param" + std::to_string(i) + ".npy";
+    std::string path = dir + "/" + getTrainingRunParameterFile(i);
     if (!std::ifstream(path))
       continue;
     std::vector<char> carried = readNpy(path);

@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-/// A run exported by `mxfp4-run train --export-gpu-run=DIR`: run.txt, the
-/// initial parameters param<i>.npy, every step's batch in batches.bin and
-/// the held-out batches in eval.bin. Runs exported before held-out batches
-/// travelled have no eval_every and eval_batches: they train without
-/// evaluating.
+/// A run exported by `mxfp4-run train --export-gpu-run=DIR`
+/// (mxfp4/Formats/TrainingRun.h): run.txt, the initial parameters
+/// param<i>.npy, every step's batch in batches.bin and the held-out batches
+/// in eval.bin. Runs exported before held-out batches travelled have no
+/// eval_every and eval_batches: they train without evaluating.
 struct TrainingRun {
   std::string dir;
   /// The text of run.txt, which identifies the run in checkpoints.
@@ -46,8 +46,9 @@ struct TrainingRun {
 /// Reads the run in `dir`; fails naming the file that is missing or wrong.
 TrainingRun readTrainingRun(const std::string &dir);
 
-/// Parameter `i`'s initial values, drawn as initLlamaParameters does
-/// (Box-Muller on counter-based uniforms), for runs too large to carry them.
+/// Parameter `i`'s initial values, drawn from the seed as the CPU trainer
+/// draws them (mxfp4/Formats/WeightInit.h), for runs too large to carry
+/// them.
 std::vector<char> drawParameter(const TrainingRun &run, size_t i,
                                 size_t elements);
 
