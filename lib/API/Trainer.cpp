@@ -271,48 +271,15 @@ static llvm::Expected<Checkpoint> readCompatibleCheckpoint(
   llvm::Expected<Checkpoint> saved = readCheckpoint(dir);
   if (!saved)
     return saved.takeError();
-  const llvm::json::Object &state = saved->trainerState;
-  auto mismatch = [&](llvm::StringRef what, const llvm::Twine &old,
-                      const llvm::Twine &now) {
-    return createStringError("cannot resume '" + dir + "': it was trained " +
-                             "with " + what + " " + old + ", this run has " +
-                             now);
-  };
-  std::optional<int64_t> step = state.getInteger("step");
-  std::optional<int64_t> seed = state.getInteger("seed");
-  std::optional<llvm::StringRef> recipe = state.getString("recipe");
-  if (!step || !seed || !recipe)
-    return createStringError("cannot resume '" + dir +
-                             "': trainer_state.json lacks step, seed or recipe");
-  // Checkpoints are only written with finite values (Convergence.h); one
-  // that is not finite came from elsewhere and would train on NaNs.
-  for (const std::vector<NamedArray> *arrays :
-       {&saved->params, &saved->optimizerState})
-    for (const NamedArray &array : *arrays)
-      if (array.array.dtype == DType::Float32 &&
-          !isFiniteF32(array.array.bytes.data(), array.array.bytes.size()))
-        return createStringError("cannot resume '" + dir + "': tensor '" +
-                                 array.name + "' is not finite");
-  if (static_cast<uint64_t>(*seed) != options.seed)
-    return mismatch("seed", llvm::Twine(*seed), llvm::Twine(options.seed));
-  if (*recipe != options.recipe)
-    return mismatch("recipe", "'" + *recipe + "'", "'" + options.recipe + "'");
-  if (const llvm::json::Object *savedConfig =
-          state.getObject("mxfp4_config")) {
-    llvm::json::Object now = getLlamaConfigJSON(options.config);
-    for (const auto &[key, value] : now)
-      if (const llvm::json::Value *old = savedConfig->get(key))
-        if (*old != value && key != "name")
-          return mismatch("config key " + key.str(),
-                          llvm::formatv("{0}", *old).str(),
-                          llvm::formatv("{0}", value).str());
-  }
+  if (llvm::Error error = checkResumable(dir, *saved, options.seed,
+                                         options.recipe, options.config))
+    return std::move(error);
   return saved;
 }
 
 llvm::Error Run::restore(const Checkpoint &saved) {
   std::string dir = options.outDir + "/checkpoint";
-  int64_t step = *saved.trainerState.getInteger("step");
+  int64_t step = *saved.trainerState.step;
   MutableArrayRef<HostArray> inputs = stepCall->getInputs();
   auto load = [&](ArrayRef<NamedArray> arrays, size_t base,
                   llvm::StringRef suffix) -> llvm::Error {
@@ -336,9 +303,10 @@ llvm::Error Run::restore(const Checkpoint &saved) {
   size_t n = params.size();
   if (llvm::Error error = load(saved.params, 0, ""))
     return error;
-  if (llvm::Error error = load(saved.optimizerState, n, ".exp_avg"))
+  if (llvm::Error error = load(saved.optimizerState, n, kFirstMomentSuffix))
     return error;
-  if (llvm::Error error = load(saved.optimizerState, 2 * n, ".exp_avg_sq"))
+  if (llvm::Error error =
+          load(saved.optimizerState, 2 * n, kSecondMomentSuffix))
     return error;
   startStep = step;
   savedStep = step;
@@ -424,17 +392,16 @@ llvm::Error Run::checkpoint(int64_t step) {
   size_t n = params.size();
   for (auto [i, p] : llvm::enumerate(params)) {
     weights.push_back({p.name, inputs[i]});
-    moments.push_back({p.name + ".exp_avg", inputs[n + i]});
-    moments.push_back({p.name + ".exp_avg_sq", inputs[2 * n + i]});
+    moments.push_back({getCheckpointTensorName(p.name, 1), inputs[n + i]});
+    moments.push_back({getCheckpointTensorName(p.name, 2), inputs[2 * n + i]});
   }
-  llvm::json::Object state{
-      {"step", step},
-      {"seed", static_cast<int64_t>(options.seed)},
-      {"recipe", options.recipe},
-      {"data", data->description},
-      {"tokenizer", data->tokenizer},
-      {"tokens_seen", step * config.getTokensPerStep()},
-  };
+  TrainerState state;
+  state.step = step;
+  state.seed = static_cast<int64_t>(options.seed);
+  state.recipe = options.recipe;
+  state.data = data->description;
+  state.tokenizer = data->tokenizer;
+  state.tokensSeen = step * config.getTokensPerStep();
   if (llvm::Error error = writeCheckpoint(report.checkpointPath, config,
                                           weights, moments, state))
     return error;
@@ -449,11 +416,8 @@ llvm::Error Run::save(int64_t step) {
   size_t n = params.size();
   for (size_t i = 0; i < 3 * n; ++i)
     if (!isFiniteF32(inputs[i].bytes.data(), inputs[i].bytes.size()))
-      return diverge(step, describeNonFiniteTensor(
-                               params[i % n].name +
-                               (i < n       ? ""
-                                : i < 2 * n ? ".exp_avg"
-                                            : ".exp_avg_sq")));
+      return diverge(step, describeNonFiniteTensor(getCheckpointTensorName(
+                               params[i % n].name, unsigned(i / n))));
   return checkpoint(step);
 }
 

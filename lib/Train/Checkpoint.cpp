@@ -6,34 +6,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp4/Train/Checkpoint.h"
-#include "mxfp4/Train/Metrics.h"
 #include "mxfp4/Runtime/AtomicFile.h"
+#include "mxfp4/Train/Convergence.h"
 
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
-
-#ifdef LLVM_ON_UNIX
-#include <fcntl.h>
-#include <unistd.h>
-#endif
+#include <algorithm>
 
 using namespace mlir::mxfp4;
 using llvm::StringRef;
 
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
-
-static constexpr StringRef kConfigFile = "config.json";
-static constexpr StringRef kModelFile = "model.safetensors";
-static constexpr StringRef kOptimizerFile = "optimizer.safetensors";
-static constexpr StringRef kTrainerStateFile = "trainer_state.json";
-static constexpr StringRef kMxfp4ConfigFile = "mxfp4_config.json";
 
 /// Returns an error "checkpoint 'dir': message".
 static llvm::Error checkpointError(StringRef dir, const llvm::Twine &message) {
@@ -51,22 +38,6 @@ static std::string joinPath(StringRef a, StringRef b) {
   llvm::SmallString<256> result(a);
   path::append(result, b);
   return std::string(result);
-}
-
-
-/// Atomically exchanges the folders `a` and `b` where the system can (Linux
-/// renameat2); returns false if it cannot, so the caller falls back to two
-/// renames.
-static bool exchangeFolders(StringRef a, StringRef b) {
-#if defined(__linux__) && defined(RENAME_EXCHANGE)
-  std::string from = a.str(), to = b.str();
-  return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(),
-                     RENAME_EXCHANGE) == 0;
-#else
-  (void)a;
-  (void)b;
-  return false;
-#endif
 }
 
 llvm::json::Object mlir::mxfp4::getLlamaConfigJSON(const LlamaConfig &config) {
@@ -96,13 +67,40 @@ llvm::json::Object mlir::mxfp4::getLlamaConfigJSON(const LlamaConfig &config) {
   };
 }
 
-/// Returns `value` as indented JSON with sorted keys; see writeJSON.
-static std::string formatJSON(const llvm::json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::json::OStream json(os, /*IndentSize=*/2);
-  writeJSON(json, value);
-  return text;
+/// `value` as the formats library's JSON value.
+static JsonValue toJsonValue(const llvm::json::Value &value) {
+  JsonValue result;
+  switch (value.kind()) {
+  case llvm::json::Value::Null:
+    break;
+  case llvm::json::Value::Boolean:
+    result.kind = JsonValue::Bool;
+    result.boolean = *value.getAsBoolean();
+    break;
+  case llvm::json::Value::Number:
+    result.kind = JsonValue::Number;
+    result.number = *value.getAsNumber();
+    break;
+  case llvm::json::Value::String:
+    result.kind = JsonValue::String;
+    result.string = value.getAsString()->str();
+    break;
+  case llvm::json::Value::Array:
+    result.kind = JsonValue::Array;
+    for (const llvm::json::Value &element : *value.getAsArray())
+      result.elements.push_back(toJsonValue(element));
+    break;
+  case llvm::json::Value::Object:
+    result.kind = JsonValue::Object;
+    for (const auto &[key, member] : *value.getAsObject())
+      result.members.push_back({key.str(), toJsonValue(member)});
+    break;
+  }
+  return result;
+}
+
+JsonValue mlir::mxfp4::getLlamaConfigValue(const LlamaConfig &config) {
+  return toJsonValue(llvm::json::Value(getLlamaConfigJSON(config)));
 }
 
 /// Writes `text` to `file` (with a final newline).
@@ -120,121 +118,49 @@ static llvm::Error writeCheckpointFiles(StringRef folder,
                                         const LlamaConfig &config,
                                         llvm::ArrayRef<NamedArray> params,
                                         llvm::ArrayRef<NamedArray> optimizer,
-                                        const llvm::json::Object &state) {
-  if (llvm::Error error = writeTextFile(joinPath(folder, kConfigFile),
+                                        const TrainerState &state) {
+  if (llvm::Error error = writeTextFile(joinPath(folder, kCheckpointConfigFile),
                                         config.toHuggingFaceJSON()))
     return error;
   // "format": "pt" is what transformers checks before loading the file.
-  if (llvm::Error error = writeSafetensors(joinPath(folder, kModelFile), params,
-                                           {{"format", "pt"}}))
+  if (llvm::Error error = writeSafetensors(
+          joinPath(folder, kCheckpointModelFile), params, {{"format", "pt"}}))
     return error;
-  if (llvm::Error error = writeSafetensors(joinPath(folder, kOptimizerFile),
-                                           optimizer, {{"format", "pt"}}))
-    return error;
-
-  llvm::json::Object configJSON = getLlamaConfigJSON(config);
-  llvm::json::Object fullState = state;
-  if (!fullState.get("mxfp4_config"))
-    fullState["mxfp4_config"] = llvm::json::Object(configJSON);
   if (llvm::Error error =
-          writeTextFile(joinPath(folder, kTrainerStateFile),
-                        formatJSON(llvm::json::Value(std::move(fullState)))))
+          writeSafetensors(joinPath(folder, kCheckpointOptimizerFile),
+                           optimizer, {{"format", "pt"}}))
     return error;
-  return writeTextFile(joinPath(folder, kMxfp4ConfigFile),
-                       formatJSON(llvm::json::Value(std::move(configJSON))));
+  JsonValue configJSON = getLlamaConfigValue(config);
+  TrainerState fullState = state;
+  if (!fullState.mxfp4Config)
+    fullState.mxfp4Config = configJSON;
+  if (llvm::Error error =
+          writeTextFile(joinPath(folder, kCheckpointTrainerStateFile),
+                        formatTrainerState(fullState)))
+    return error;
+  return writeTextFile(joinPath(folder, kCheckpointMxfp4ConfigFile),
+                       formatCheckpointJson(configJSON));
 }
 
-llvm::Error
-mlir::mxfp4::writeCheckpoint(StringRef dirArg, const LlamaConfig &config,
-                             llvm::ArrayRef<NamedArray> params,
-                             llvm::ArrayRef<NamedArray> optimizerState,
-                             const llvm::json::Object &trainerState) {
-  // "ckpt/" and "ckpt" are the same folder; the suffixes below need the
-  // latter.
-  StringRef dir = dirArg;
-  while (dir.size() > 1 && path::is_separator(dir.back()))
-    dir = dir.drop_back();
-  if (dir.empty())
-    return checkpointError(dirArg, "empty folder name");
-
+llvm::Error mlir::mxfp4::writeCheckpoint(StringRef dir,
+                                         const LlamaConfig &config,
+                                         llvm::ArrayRef<NamedArray> params,
+                                         llvm::ArrayRef<NamedArray> optimizer,
+                                         const TrainerState &trainerState) {
   for (const NamedArray &param : params)
     if (param.array.dtype != DType::Float32)
       return checkpointError(dir, "parameter '" + param.name + "' is " +
                                       getDTypeName(param.array.dtype) +
                                       ", not float32");
-
-  // Replacing means deleting the old folder: make sure it is a checkpoint.
-  fs::file_status status;
-  bool exists =
-      !fs::status(dir, status, /*Follow=*/false) && fs::exists(status);
-  if (exists) {
-    // Swapping a link would delete the folder it points to.
-    if (fs::is_symlink_file(status))
-      return checkpointError(dir, "is a symbolic link; name the folder "
-                                  "itself");
-    if (!fs::is_directory(status))
-      return checkpointError(dir, "exists and is not a folder");
-    std::error_code error;
-    bool empty = fs::directory_iterator(dir, error) == fs::directory_iterator();
-    if (error)
-      return checkpointError(dir, "cannot list it: " + error.message());
-    if (!empty && !fs::exists(joinPath(dir, kModelFile)) &&
-        !fs::exists(joinPath(dir, kTrainerStateFile)))
-      return checkpointError(dir, "refusing to replace a folder that is not "
-                                  "a checkpoint (it has no " +
-                                      kModelFile + " or " + kTrainerStateFile +
-                                      ")");
-  }
-
-  std::string pid = std::to_string(llvm::sys::Process::getProcessId());
-  std::string temp = (dir + ".tmp-" + pid).str();
-  // A folder of that name is left over from a crashed run that had our pid.
-  if (fs::exists(temp))
-    if (std::error_code error = fs::remove_directories(temp))
-      return checkpointError(dir, "cannot remove the stale '" + temp +
-                                      "': " + error.message());
-  // LLVM's default leaves others out; a checkpoint is as readable as any file
-  // the umask lets through.
-  if (std::error_code error =
-          fs::create_directories(temp, /*IgnoreExisting=*/true, fs::all_all))
-    return checkpointError(dir,
-                           "cannot create '" + temp + "': " + error.message());
-  if (llvm::Error error = writeCheckpointFiles(temp, config, params,
-                                               optimizerState, trainerState)) {
-    fs::remove_directories(temp);
-    return wrapError(dir, std::move(error));
-  }
-  syncDirectory(temp);
-
-  if (!exists) {
-    if (std::error_code error = fs::rename(temp, dir)) {
-      fs::remove_directories(temp);
-      return checkpointError(dir, "cannot rename '" + temp +
-                                      "' to it: " + error.message());
-    }
-  } else if (exchangeFolders(temp, dir)) {
-    // `temp` now holds the previous checkpoint.
-    fs::remove_directories(temp);
-  } else {
-    // Two renames: between them `dir` is missing but `old` holds the previous
-    // checkpoint, which is only deleted once the new one is in place.
-    std::string old = (dir + ".old-" + pid).str();
-    if (fs::exists(old))
-      fs::remove_directories(old);
-    if (std::error_code error = fs::rename(dir, old)) {
-      fs::remove_directories(temp);
-      return checkpointError(dir, "cannot move it aside to '" + old +
-                                      "': " + error.message());
-    }
-    if (std::error_code error = fs::rename(temp, dir)) {
-      fs::rename(old, dir);
-      fs::remove_directories(temp);
-      return checkpointError(dir, "cannot rename '" + temp +
-                                      "' to it: " + error.message());
-    }
-    fs::remove_directories(old);
-  }
-  syncDirectory(path::parent_path(dir));
+  std::string error = writeCheckpointFolder(
+      dir.str(), [&](const std::string &folder) -> std::string {
+        if (llvm::Error error = writeCheckpointFiles(folder, config, params,
+                                                     optimizer, trainerState))
+          return llvm::toString(std::move(error));
+        return "";
+      });
+  if (!error.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
   return llvm::Error::success();
 }
 
@@ -248,17 +174,15 @@ static llvm::Expected<std::string> readTextFile(StringRef dir, StringRef file) {
   return (*buffer)->getBuffer().str();
 }
 
-/// Parses `text`, the contents of `dir/file`, as a JSON object.
-static llvm::Expected<llvm::json::Object>
-parseObject(StringRef dir, StringRef file, StringRef text) {
+/// Checks that `text`, the contents of `dir/file`, is a JSON object.
+static llvm::Error checkObject(StringRef dir, StringRef file, StringRef text) {
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
   if (!value)
     return checkpointError(
         dir, file + " is not valid JSON: " + llvm::toString(value.takeError()));
-  llvm::json::Object *object = value->getAsObject();
-  if (!object)
+  if (!value->getAsObject())
     return checkpointError(dir, file + " is not a JSON object");
-  return std::move(*object);
+  return llvm::Error::success();
 }
 
 llvm::Expected<Checkpoint> mlir::mxfp4::readCheckpoint(StringRef dir) {
@@ -266,46 +190,115 @@ llvm::Expected<Checkpoint> mlir::mxfp4::readCheckpoint(StringRef dir) {
     return checkpointError(dir, "no such folder");
   Checkpoint checkpoint;
 
-  llvm::Expected<std::string> config = readTextFile(dir, kConfigFile);
+  llvm::Expected<std::string> config = readTextFile(dir, kCheckpointConfigFile);
   if (!config)
     return config.takeError();
-  if (llvm::Expected<llvm::json::Object> object =
-          parseObject(dir, kConfigFile, *config);
-      !object)
-    return object.takeError();
+  if (llvm::Error error = checkObject(dir, kCheckpointConfigFile, *config))
+    return error;
   checkpoint.configJSON = std::move(*config);
 
   llvm::Expected<std::vector<NamedArray>> params =
-      readSafetensors(joinPath(dir, kModelFile));
+      readSafetensors(joinPath(dir, kCheckpointModelFile));
   if (!params)
     return wrapError(dir, params.takeError());
   checkpoint.params = std::move(*params);
 
   llvm::Expected<std::vector<NamedArray>> optimizer =
-      readSafetensors(joinPath(dir, kOptimizerFile));
+      readSafetensors(joinPath(dir, kCheckpointOptimizerFile));
   if (!optimizer)
     return wrapError(dir, optimizer.takeError());
   checkpoint.optimizerState = std::move(*optimizer);
 
-  llvm::Expected<std::string> stateText = readTextFile(dir, kTrainerStateFile);
-  if (!stateText)
-    return stateText.takeError();
-  llvm::Expected<llvm::json::Object> state =
-      parseObject(dir, kTrainerStateFile, *stateText);
+  llvm::Expected<std::string> state =
+      readTextFile(dir, kCheckpointTrainerStateFile);
   if (!state)
     return state.takeError();
-  checkpoint.trainerState = std::move(*state);
+  std::string error = parseTrainerState(*state, checkpoint.trainerState);
+  if (!error.empty())
+    return checkpointError(dir, StringRef(kCheckpointTrainerStateFile) + " " +
+                                    error);
 
   // mxfp4_config.json is optional: a folder exported by other tools lacks it.
-  if (fs::exists(joinPath(dir, kMxfp4ConfigFile))) {
-    llvm::Expected<std::string> text = readTextFile(dir, kMxfp4ConfigFile);
+  if (fs::exists(joinPath(dir, kCheckpointMxfp4ConfigFile))) {
+    llvm::Expected<std::string> text =
+        readTextFile(dir, kCheckpointMxfp4ConfigFile);
     if (!text)
       return text.takeError();
-    if (llvm::Expected<llvm::json::Object> object =
-            parseObject(dir, kMxfp4ConfigFile, *text);
-        !object)
-      return object.takeError();
+    if (llvm::Error error =
+            checkObject(dir, kCheckpointMxfp4ConfigFile, *text))
+      return error;
     checkpoint.mxfp4ConfigJSON = std::move(*text);
   }
   return checkpoint;
+}
+
+/// Whether `a` and `b` are the same JSON value.
+static bool isSameValue(const JsonValue &a, const JsonValue &b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case JsonValue::Null:
+    return true;
+  case JsonValue::Bool:
+    return a.boolean == b.boolean;
+  case JsonValue::Number:
+    return a.number == b.number;
+  case JsonValue::String:
+    return a.string == b.string;
+  case JsonValue::Array:
+    return std::equal(a.elements.begin(), a.elements.end(),
+                      b.elements.begin(), b.elements.end(), isSameValue);
+  case JsonValue::Object:
+    if (a.members.size() != b.members.size())
+      return false;
+    for (const auto &[key, value] : a.members)
+      if (const JsonValue *other = b.get(key);
+          !other || !isSameValue(value, *other))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+llvm::Error mlir::mxfp4::checkResumable(StringRef dir, const Checkpoint &saved,
+                                        uint64_t seed, StringRef recipe,
+                                        const LlamaConfig &config) {
+  const TrainerState &state = saved.trainerState;
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot resume '" + dir + "': " + message);
+  };
+  auto mismatch = [&](const llvm::Twine &what, const llvm::Twine &old,
+                      const llvm::Twine &now) {
+    return fail("it was trained with " + what + " " + old + ", this run has " +
+                now);
+  };
+  if (!state.step || !state.seed || !state.recipe)
+    return fail(StringRef(kCheckpointTrainerStateFile) +
+                " lacks step, seed or recipe");
+  // Checkpoints are only written with finite values (Convergence.h); one
+  // that is not finite came from elsewhere and would train on NaNs.
+  for (const std::vector<NamedArray> *arrays :
+       {&saved.params, &saved.optimizerState})
+    for (const NamedArray &array : *arrays)
+      if (array.array.dtype == DType::Float32 &&
+          !isFiniteF32(array.array.bytes.data(), array.array.bytes.size()))
+        return fail("tensor '" + array.name + "' is not finite");
+  if (static_cast<uint64_t>(*state.seed) != seed)
+    return mismatch("seed", llvm::Twine(*state.seed), llvm::Twine(seed));
+  if (*state.recipe != recipe)
+    return mismatch("recipe", "'" + *state.recipe + "'", "'" + recipe + "'");
+  if (!state.mxfp4Config)
+    return llvm::Error::success();
+  // The name is the preset's or the config file's, which may move.
+  JsonValue now = getLlamaConfigValue(config);
+  std::sort(now.members.begin(), now.members.end(),
+            [](auto &a, auto &b) { return a.first < b.first; });
+  for (const auto &[key, value] : now.members)
+    if (const JsonValue *old = state.mxfp4Config->get(key))
+      if (key != "name" && !isSameValue(*old, value))
+        return mismatch("config key " + key,
+                        StringRef(formatCheckpointJson(*old)).rtrim(),
+                        StringRef(formatCheckpointJson(value)).rtrim());
+  return llvm::Error::success();
 }

@@ -10,7 +10,7 @@
 #include "failure.h"
 #include "npy.h"
 
-#include "mxfp4/Formats/Json.h"
+#include "mxfp4/Formats/Checkpoint.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <cstdio>
@@ -31,61 +31,64 @@ std::string hashText(const std::string &text) {
 
 void writeCheckpoint(const std::string &dir, const TrainingRun &run,
                      const CheckpointOwner &owner, const Checkpoint &saved) {
-  if (fs::exists(dir) && !fs::exists(dir + "/trainer_state.json"))
-    fail("refusing to replace '" + dir +
-         "': it is not a checkpoint (it has "
-         "no trainer_state.json)");
-  std::string temp = dir + ".tmp", old = dir + ".old";
-  std::error_code ec;
-  fs::remove_all(temp, ec);
-  if (!fs::create_directories(temp, ec))
-    fail("cannot create '" + temp + "': " + ec.message());
   std::vector<NamedTensor> params, moments;
   for (size_t i = 0; i < run.params.size(); ++i) {
     const auto &[name, shape] = run.params[i];
     params.push_back({name, shape, saved.params[i]});
-    moments.push_back({name + ".exp_avg", shape, saved.m[i]});
-    moments.push_back({name + ".exp_avg_sq", shape, saved.v[i]});
+    moments.push_back({getCheckpointTensorName(name, 1), shape, saved.m[i]});
+    moments.push_back({getCheckpointTensorName(name, 2), shape, saved.v[i]});
   }
-  writeSafetensors(temp + "/model.safetensors", params);
-  writeSafetensors(temp + "/optimizer.safetensors", moments);
-  JsonRecord state;
-  state.add("step", saved.step)
-      .add("seed", int64_t(run.seed))
-      .add("tokens_seen", saved.step * run.batch * (run.window - 1))
-      .add("recipe", owner.recipe)
-      .add("plan", owner.planHash)
-      .add("run", hashText(run.manifest));
-  writeFile(temp + "/trainer_state.json", state.format(/*indent=*/true) + "\n");
-  // Runs exported before the configs travelled have none.
-  for (const char *file : {"config.json", "mxfp4_config.json"})
-    if (fs::exists(run.dir + "/" + file))
-      fs::copy_file(run.dir + "/" + file, temp + "/" + file);
-  fs::remove_all(old, ec);
-  if (fs::exists(dir))
-    fs::rename(dir, old);
-  fs::rename(temp, dir);
-  fs::remove_all(old, ec);
+  TrainerState state;
+  state.step = saved.step;
+  state.seed = int64_t(run.seed);
+  state.tokensSeen = saved.step * run.batch * (run.window - 1);
+  state.recipe = owner.recipe;
+  state.plan = owner.planHash;
+  state.run = hashText(run.manifest);
+  std::string error = writeCheckpointFolder(dir, [&](const std::string &temp) {
+    try {
+      writeSafetensors(temp + "/" + kCheckpointModelFile, params);
+      writeSafetensors(temp + "/" + kCheckpointOptimizerFile, moments);
+      writeFile(temp + "/" + kCheckpointTrainerStateFile,
+                formatTrainerState(state));
+    } catch (const Failure &failure) {
+      return std::string(failure.what());
+    }
+    // Runs exported before the configs travelled have none.
+    for (const char *file :
+         {kCheckpointConfigFile, kCheckpointMxfp4ConfigFile}) {
+      std::string from = run.dir + "/" + file;
+      std::error_code ec;
+      if (fs::exists(from) &&
+          !fs::copy_file(from, temp + "/" + file, ec))
+        return "cannot copy '" + from + "': " + ec.message();
+    }
+    return std::string();
+  });
+  if (!error.empty())
+    fail(error);
 }
 
-/// Reads the tensors `names` (with `suffix`) of `path` in that order.
+/// Reads part `part` of the training state of `run`'s parameters
+/// (getCheckpointTensorName) from `path`, in the order of the parameters.
 static std::vector<std::vector<char>> readTensors(const std::string &path,
                                                   const TrainingRun &run,
-                                                  const std::string &suffix) {
+                                                  unsigned part) {
   std::vector<NamedTensor> tensors = readSafetensors(path);
   std::vector<std::vector<char>> data;
-  for (const auto &[name, shape] : run.params) {
+  for (const auto &[param, shape] : run.params) {
+    std::string name = getCheckpointTensorName(param, part);
     const NamedTensor *found = nullptr;
     for (const NamedTensor &t : tensors)
-      if (t.name == name + suffix)
+      if (t.name == name)
         found = &t;
     if (!found || found->shape != shape)
-      fail("cannot resume: '" + path + "' has no tensor '" + name + suffix +
+      fail("cannot resume: '" + path + "' has no tensor '" + name +
            "' of the run's shape");
     // Checkpoints are only written with finite values; one that is not
     // finite came from elsewhere and would train on NaNs.
     if (!mlir::mxfp4::isFiniteF32(found->data.data(), found->data.size()))
-      fail("cannot resume '" + path + "': tensor '" + name + suffix +
+      fail("cannot resume '" + path + "': tensor '" + name +
            "' is not finite");
     data.push_back(found->data);
   }
@@ -94,20 +97,16 @@ static std::vector<std::vector<char>> readTensors(const std::string &path,
 
 Checkpoint readCheckpoint(const std::string &dir, const TrainingRun &run,
                           const CheckpointOwner &owner) {
-  std::vector<char> text = readFile(dir + "/trainer_state.json");
-  std::string error;
-  std::optional<JsonValue> state =
-      parseJson(std::string(text.begin(), text.end()), error);
-  std::optional<int64_t> step, seed;
-  if (state) {
-    step = state->getInteger("step");
-    seed = state->getInteger("seed");
-  }
+  std::string statePath = dir + "/" + kCheckpointTrainerStateFile;
+  std::vector<char> text = readFile(statePath);
+  TrainerState state;
+  std::string error =
+      parseTrainerState(std::string(text.begin(), text.end()), state);
+  if (!error.empty())
+    fail("cannot resume: '" + statePath + "' " + error);
+  std::optional<int64_t> step = state.step, seed = state.seed;
   if (!step || !seed || *step < 0 || *step > run.steps)
-    fail("cannot resume: '" + dir +
-         "/trainer_state.json' has no step of "
-         "the run" +
-         (error.empty() ? "" : ": " + error));
+    fail("cannot resume: '" + statePath + "' has no step of the run");
   auto mismatch = [&](const std::string &what, const std::string &old,
                       const std::string &now) {
     fail("cannot resume '" + dir + "': it was trained with " + what + " " +
@@ -116,16 +115,18 @@ Checkpoint readCheckpoint(const std::string &dir, const TrainingRun &run,
   if (uint64_t(*seed) != run.seed)
     mismatch("seed", std::to_string(*seed), std::to_string(run.seed));
   std::string runHash = hashText(run.manifest);
-  if (state->getString("run") != runHash)
-    mismatch("the exported run", state->getString("run").value_or("?"),
+  if (state.run != runHash)
+    mismatch("the exported run", state.run.value_or("?"),
              runHash + " ('" + run.dir + "/run.txt')");
-  if (state->getString("plan") != owner.planHash)
-    mismatch("the plan", state->getString("plan").value_or("?"),
+  if (state.plan != owner.planHash)
+    mismatch("the plan", state.plan.value_or("?"),
              owner.planHash + " (compiled with another recipe or config?)");
   Checkpoint saved;
   saved.step = *step;
-  saved.params = readTensors(dir + "/model.safetensors", run, "");
-  saved.m = readTensors(dir + "/optimizer.safetensors", run, ".exp_avg");
-  saved.v = readTensors(dir + "/optimizer.safetensors", run, ".exp_avg_sq");
+  std::string model = dir + "/" + kCheckpointModelFile;
+  std::string optimizer = dir + "/" + kCheckpointOptimizerFile;
+  saved.params = readTensors(model, run, 0);
+  saved.m = readTensors(optimizer, run, 1);
+  saved.v = readTensors(optimizer, run, 2);
   return saved;
 }

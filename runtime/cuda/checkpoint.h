@@ -5,13 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The CPU trainer's layout (Train/Checkpoint.h), so transformers loads the
-// weights as they are: OUT/checkpoint/ holds model.safetensors (the
-// parameters under their Hugging Face names), optimizer.safetensors (AdamW's
-// "<param>.exp_avg" and "<param>.exp_avg_sq"), trainer_state.json (the
-// step and what the run must match to resume it) and the run's config.json
-// and mxfp4_config.json. The folder is written whole beside the old one and
-// then swapped in, so a run killed while writing keeps its last checkpoint.
+// The CPU trainer's layout, from one implementation
+// (mxfp4/Formats/Checkpoint.h), so transformers loads the weights as they
+// are: OUT/checkpoint/ holds
+// model.safetensors, optimizer.safetensors, trainer_state.json (the step
+// and what the run must match to resume it: its seed, the hash of its plan
+// and of its exported run) and the run's config.json and mxfp4_config.json.
+// The folder is written whole beside the old one and then swapped in, so a
+// run killed while writing keeps its last checkpoint.
 //
 //===----------------------------------------------------------------------===//
 

@@ -16,6 +16,7 @@
 #include "replay.h"
 #include "timing.h"
 
+#include "mxfp4/Formats/Checkpoint.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <algorithm>
@@ -180,9 +181,8 @@ std::string Trainer::checkpoint(int64_t done) {
     // On the host anyway: checking costs a pass over what is written.
     if (!mlir::mxfp4::isFiniteF32(host.data(), bytes))
       return mlir::mxfp4::describeNonFiniteTensor(
-          run.params[i % n].first + (i < n       ? ""
-                                     : i < 2 * n ? ".exp_avg"
-                                                 : ".exp_avg_sq"));
+          mlir::mxfp4::getCheckpointTensorName(run.params[i % n].first,
+                                               unsigned(i / n)));
     (i < n       ? saved.params
      : i < 2 * n ? saved.m
                  : saved.v)

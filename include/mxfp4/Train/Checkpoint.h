@@ -5,27 +5,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A checkpoint is a folder that `transformers.LlamaForCausalLM.from_pretrained`
-// loads as is, plus what a resumed run needs:
-//
-//   config.json            Hugging Face config (LlamaConfig::toHuggingFaceJSON)
-//   model.safetensors      the parameters under their HF names, F32,
-//                          metadata {"format": "pt"}
-//   optimizer.safetensors  AdamW moments "<param>.exp_avg" and
-//                          "<param>.exp_avg_sq"
-//   trainer_state.json     step, seed, recipe, data position, RNG state, ...
-//                          as the driver fills it, plus "mxfp4_config"
-//   mxfp4_config.json      the LlamaConfig in the keys LlamaConfig::fromJSON
-//                          reads (optional on read)
-//
-// A checkpoint is written whole into `DIR.tmp-<pid>` and then swapped in for
-// `DIR`, so a crash or a failed write leaves the previous checkpoint intact.
+// The CPU trainer's checkpoints, in the layout of mxfp4/Formats/Checkpoint.h
+// (which the CUDA runtime writes too): config.json is
+// LlamaConfig::toHuggingFaceJSON, mxfp4_config.json and trainer_state.json's
+// "mxfp4_config" are getLlamaConfigJSON, and the tensors go through
+// mxfp4/Runtime/Safetensors.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_TRAIN_CHECKPOINT_H
 #define MXFP4_TRAIN_CHECKPOINT_H
 
+#include "mxfp4/Formats/Checkpoint.h"
 #include "mxfp4/Models/LlamaConfig.h"
 #include "mxfp4/Runtime/Safetensors.h"
 
@@ -42,26 +33,40 @@ struct Checkpoint {
   std::string configJSON;
   /// The text of mxfp4_config.json, or empty if the folder has none.
   std::string mxfp4ConfigJSON;
+  /// The parameters and their AdamW moments (getCheckpointTensorName).
   std::vector<NamedArray> params, optimizerState;
-  llvm::json::Object trainerState;
+  TrainerState trainerState;
 };
 
 /// Returns `config` as a JSON object with the snake_case keys that
 /// LlamaConfig::fromJSON reads ("name", "dim", "num_layers", "lr", ...).
 llvm::json::Object getLlamaConfigJSON(const LlamaConfig &config);
 
-/// Writes a checkpoint folder `dir`, replacing any previous one as a whole.
-/// `params` must be Float32. `trainerState` is written as trainer_state.json
-/// with "mxfp4_config" (getLlamaConfigJSON) added unless it has one. Refuses to
-/// replace an existing `dir` that is neither empty nor a checkpoint, so a
-/// mistyped path cannot delete an unrelated folder.
+/// The same object, as the formats library's JSON value.
+JsonValue getLlamaConfigValue(const LlamaConfig &config);
+
+/// Writes a checkpoint folder `dir`, replacing any previous one as a whole
+/// (writeCheckpointFolder). `params` must be Float32. `trainerState` is
+/// written as trainer_state.json, with "mxfp4_config" (getLlamaConfigJSON)
+/// unless it has one. Refuses to replace an existing `dir` that is neither
+/// empty nor a checkpoint, so a mistyped path cannot delete an unrelated
+/// folder.
 llvm::Error writeCheckpoint(llvm::StringRef dir, const LlamaConfig &config,
                             llvm::ArrayRef<NamedArray> params,
                             llvm::ArrayRef<NamedArray> optimizerState,
-                            const llvm::json::Object &trainerState);
+                            const TrainerState &trainerState);
 
 /// Reads the checkpoint folder `dir`; errors name the folder and the file.
 llvm::Expected<Checkpoint> readCheckpoint(llvm::StringRef dir);
+
+/// Checks that `saved`, read from `dir`, can be resumed by a run of `seed`,
+/// `recipe` and `config`: its trainer_state.json has a step, that seed and
+/// recipe and the config keys it recorded (the name aside, which names the
+/// preset or file), and every tensor is finite. Errors read "cannot resume
+/// 'DIR': it was trained with seed 1, this run has 5" and the like.
+llvm::Error checkResumable(llvm::StringRef dir, const Checkpoint &saved,
+                           uint64_t seed, llvm::StringRef recipe,
+                           const LlamaConfig &config);
 
 } // namespace mlir::mxfp4
 
