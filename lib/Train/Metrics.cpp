@@ -6,15 +6,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp4/Train/Metrics.h"
-#include "mxfp4/Runtime/Safetensors.h"
+
+#include "mxfp4/Formats/Metrics.h"
+#include "mxfp4/Runtime/AtomicFile.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <charconv>
 #include <cmath>
 
 using namespace mlir::mxfp4;
@@ -28,58 +30,15 @@ static llvm::Error metricsError(StringRef path, const llvm::Twine &message) {
                                  "'" + path + "': " + message);
 }
 
-namespace {
-/// One record of a metrics file and the text it came from.
-struct Line {
-  StringRef text;
-  llvm::json::Object record;
-};
-
-/// The records of a metrics file.
-struct ParsedMetrics {
-  std::vector<Line> lines;
-  /// Where the text after the last complete record begins: the size of the
-  /// file if it ends with a newline, else the start of a torn last line.
-  size_t completeSize = 0;
-  /// True if the last line lacks its newline but is a whole record (the
-  /// newline was lost, not the record).
-  bool lastLineUnterminated = false;
-};
-} // namespace
-
-/// Splits `text`, the contents of `path`, into records.
-static llvm::Expected<ParsedMetrics> parseMetrics(StringRef text,
-                                                  StringRef path) {
-  ParsedMetrics parsed;
-  size_t lineNumber = 0;
-  size_t offset = 0;
-  while (offset < text.size()) {
-    ++lineNumber;
-    size_t newline = text.find('\n', offset);
-    bool terminated = newline != StringRef::npos;
-    size_t end = terminated ? newline : text.size();
-    StringRef lineText = text.slice(offset, end);
-    size_t next = terminated ? end + 1 : end;
-
-    if (!lineText.trim().empty()) {
-      llvm::Expected<llvm::json::Value> value = llvm::json::parse(lineText);
-      llvm::json::Object *object = value ? value->getAsObject() : nullptr;
-      if (!object) {
-        std::string problem =
-            value ? "not a JSON object" : llvm::toString(value.takeError());
-        // A crash while appending leaves a torn last line; it is no record.
-        if (!terminated)
-          return parsed;
-        return metricsError(path, "line " + llvm::Twine(lineNumber) +
-                                      ": invalid record: " + problem);
-      }
-      parsed.lines.push_back({lineText, std::move(*object)});
-      parsed.lastLineUnterminated = !terminated;
-    }
-    offset = next;
-    parsed.completeSize = offset;
-  }
-  return parsed;
+/// Parses `text`, the contents of `path`, into records.
+static llvm::Expected<MetricsFile> parseMetricsFile(StringRef text,
+                                                    StringRef path) {
+  MetricsFile file;
+  std::string problem =
+      parseMetrics(std::string_view(text.data(), text.size()), file);
+  if (!problem.empty())
+    return metricsError(path, problem);
+  return file;
 }
 
 /// Reads the file at `path`, or returns "" if it does not exist.
@@ -94,17 +53,13 @@ static llvm::Expected<std::string> readIfExists(StringRef path) {
   return (*buffer)->getBuffer().str();
 }
 
-/// Returns the keys of `object` sorted, except that `first` comes first:
-/// json::Object iterates in hash order, which would make files differ from
-/// run to run.
-static std::vector<StringRef> getSortedKeys(const llvm::json::Object &object,
-                                            StringRef first = "") {
+/// Returns the keys of `object` sorted: json::Object iterates in hash order,
+/// which would make files differ from run to run.
+static std::vector<StringRef> getSortedKeys(const llvm::json::Object &object) {
   std::vector<StringRef> keys;
   for (const auto &entry : object)
     keys.push_back(entry.first);
-  llvm::sort(keys, [&](StringRef a, StringRef b) {
-    return std::make_pair(a != first, a) < std::make_pair(b != first, b);
-  });
+  llvm::sort(keys);
   return keys;
 }
 
@@ -128,41 +83,107 @@ void mlir::mxfp4::writeJSON(llvm::json::OStream &json,
         writeJSON(json, element);
     });
     return;
-  case llvm::json::Value::Number: {
-    // Integers (and uint64) print exactly as they are.
-    if (value.getAsInteger() || value.getAsUINT64()) {
+  case llvm::json::Value::Number:
+    // Integers (and uint64) print exactly as they are, other numbers as
+    // metrics records write them.
+    if (value.getAsInteger() || value.getAsUINT64())
       json.value(value);
-      return;
-    }
-    double number = *value.getAsNumber();
-    if (!std::isfinite(number)) {
-      json.value(nullptr);
-      return;
-    }
-    char buffer[32];
-    std::to_chars_result result =
-        std::to_chars(buffer, buffer + sizeof(buffer), number);
-    json.rawValue(StringRef(buffer, result.ptr - buffer));
+    else
+      json.rawValue(jsonNumber(*value.getAsNumber()));
     return;
-  }
   default:
     json.value(value);
   }
 }
 
+static JsonValue toJsonValue(const llvm::json::Value &value);
+
+/// `object` as a JsonValue, for the formats library.
+static JsonValue toJsonValue(const llvm::json::Object &object) {
+  JsonValue result;
+  result.kind = JsonValue::Object;
+  for (const auto &[key, member] : object)
+    result.members.push_back({key.str(), toJsonValue(member)});
+  return result;
+}
+
+/// `value` as a JsonValue, for the formats library.
+static JsonValue toJsonValue(const llvm::json::Value &value) {
+  JsonValue result;
+  switch (value.kind()) {
+  case llvm::json::Value::Null:
+    break;
+  case llvm::json::Value::Boolean:
+    result.kind = JsonValue::Bool;
+    result.boolean = *value.getAsBoolean();
+    break;
+  case llvm::json::Value::Number:
+    // Integers beyond 2^53 lose their last digits, as they would in any
+    // reader of the file.
+    result.kind = JsonValue::Number;
+    result.number = *value.getAsNumber();
+    break;
+  case llvm::json::Value::String:
+    result.kind = JsonValue::String;
+    result.string = value.getAsString()->str();
+    break;
+  case llvm::json::Value::Array:
+    result.kind = JsonValue::Array;
+    for (const llvm::json::Value &element : *value.getAsArray())
+      result.elements.push_back(toJsonValue(element));
+    break;
+  case llvm::json::Value::Object:
+    return toJsonValue(*value.getAsObject());
+  }
+  return result;
+}
+
+/// `text` where it is UTF-8, which llvm::json requires, else with the
+/// invalid sequences replaced.
+static std::string toUTF8(std::string text) {
+  return llvm::json::isUTF8(text) ? text : llvm::json::fixUTF8(text);
+}
+
+static llvm::json::Value toLLVMJson(const JsonValue &value);
+
+/// The JSON object `object`, read by the formats library, for llvm::json.
+static llvm::json::Object toLLVMObject(const JsonValue &object) {
+  llvm::json::Object result;
+  for (const auto &[key, member] : object.members)
+    result[toUTF8(key)] = toLLVMJson(member);
+  return result;
+}
+
+/// `value`, read by the formats library, as an llvm::json::Value. Integral
+/// numbers that a double holds exactly become integers, as llvm::json::parse
+/// makes them.
+static llvm::json::Value toLLVMJson(const JsonValue &value) {
+  switch (value.kind) {
+  case JsonValue::Null:
+    return nullptr;
+  case JsonValue::Bool:
+    return value.boolean;
+  case JsonValue::Number:
+    if (std::trunc(value.number) == value.number &&
+        std::fabs(value.number) <= 9007199254740992.0)
+      return static_cast<int64_t>(value.number);
+    return value.number;
+  case JsonValue::String:
+    return toUTF8(value.string);
+  case JsonValue::Array: {
+    llvm::json::Array array;
+    for (const JsonValue &element : value.elements)
+      array.push_back(toLLVMJson(element));
+    return array;
+  }
+  case JsonValue::Object:
+    return toLLVMObject(value);
+  }
+  llvm_unreachable("unknown JSON kind");
+}
+
 std::string mlir::mxfp4::formatMetricsRecord(const llvm::json::Object &record) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::json::OStream json(os);
-  // "step" first makes the file easy to scan by eye.
-  json.object([&] {
-    for (StringRef key : getSortedKeys(record, "step")) {
-      json.attributeBegin(key);
-      writeJSON(json, *record.get(key));
-      json.attributeEnd();
-    }
-  });
-  return text;
+  return formatMetricsRecord(toJsonValue(record));
 }
 
 MetricsLog::MetricsLog(std::string path,
@@ -183,7 +204,7 @@ llvm::Expected<MetricsLog> MetricsLog::open(StringRef path) {
   llvm::Expected<std::string> text = readIfExists(path);
   if (!text)
     return text.takeError();
-  llvm::Expected<ParsedMetrics> parsed = parseMetrics(*text, path);
+  llvm::Expected<MetricsFile> parsed = parseMetricsFile(*text, path);
   if (!parsed)
     return parsed.takeError();
 
@@ -225,19 +246,12 @@ llvm::Error MetricsLog::truncateAfterStep(int64_t step) {
   llvm::Expected<std::string> text = readIfExists(path);
   if (!text)
     return text.takeError();
-  llvm::Expected<ParsedMetrics> parsed = parseMetrics(*text, path);
+  llvm::Expected<MetricsFile> parsed = parseMetricsFile(*text, path);
   if (!parsed)
     return parsed.takeError();
 
   if (llvm::Error error =
-          writeFileAtomically(path, [&](llvm::raw_ostream &out) {
-            for (const Line &line : parsed->lines) {
-              std::optional<int64_t> lineStep = line.record.getInteger("step");
-              if (!lineStep || *lineStep <= step)
-                out << line.text << '\n';
-            }
-            return llvm::Error::success();
-          }))
+          writeFileAtomically(path, formatMetricsUpToStep(*parsed, step)))
     return error;
 
   // The old descriptor points at the replaced file; append to the new one.
@@ -262,12 +276,12 @@ mlir::mxfp4::readMetrics(StringRef path) {
                                   /*RequiresNullTerminator=*/false);
   if (std::error_code error = buffer.getError())
     return metricsError(path, "cannot read: " + error.message());
-  llvm::Expected<ParsedMetrics> parsed =
-      parseMetrics((*buffer)->getBuffer(), path);
+  llvm::Expected<MetricsFile> parsed =
+      parseMetricsFile((*buffer)->getBuffer(), path);
   if (!parsed)
     return parsed.takeError();
   std::vector<llvm::json::Object> records;
-  for (Line &line : parsed->lines)
-    records.push_back(std::move(line.record));
+  for (const MetricsLine &line : parsed->lines)
+    records.push_back(toLLVMObject(line.record));
   return records;
 }

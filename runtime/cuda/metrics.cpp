@@ -10,36 +10,28 @@
 #include "failure.h"
 #include "npy.h"
 
+#include "mxfp4/Formats/Metrics.h"
+
 #include <cstdio>
 
 using namespace mlir::mxfp4;
 
-std::vector<MetricsRecord> readMetrics(const std::string &path) {
+/// The records of the metrics file `path`.
+static MetricsFile parseMetricsFile(const std::string &path) {
   std::vector<char> bytes = readFile(path);
-  std::string text(bytes.begin(), bytes.end());
+  MetricsFile file;
+  std::string problem =
+      parseMetrics(std::string_view(bytes.data(), bytes.size()), file,
+                   /*requireStep=*/true);
+  if (!problem.empty())
+    fail("'" + path + "': " + problem);
+  return file;
+}
+
+std::vector<MetricsRecord> readMetrics(const std::string &path) {
   std::vector<MetricsRecord> records;
-  size_t lineNumber = 0;
-  for (size_t at = 0; at < text.size();) {
-    ++lineNumber;
-    size_t newline = text.find('\n', at);
-    if (newline == std::string::npos)
-      break; // torn: the run stopped while writing it
-    std::string line = text.substr(at, newline - at);
-    at = newline + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos)
-      continue;
-    std::string error;
-    std::optional<JsonValue> value = parseJson(line, error);
-    std::optional<int64_t> step;
-    if (value && value->kind == JsonValue::Object)
-      step = value->getInteger("step");
-    else if (value)
-      error = "not a JSON object";
-    if (!step)
-      fail("'" + path + "': line " + std::to_string(lineNumber) +
-           ": invalid record: " + (error.empty() ? "no step" : error));
-    records.push_back({*step, std::move(*value), line});
-  }
+  for (MetricsLine &line : parseMetricsFile(path).lines)
+    records.push_back({*line.step, std::move(line.record), line.text});
   return records;
 }
 
@@ -50,17 +42,10 @@ MetricsLog::MetricsLog(const std::string &path)
 }
 
 MetricsLog::MetricsLog(const std::string &path, int64_t lastStep) : path(path) {
-  std::vector<MetricsRecord> records = readMetrics(path);
+  std::string kept = formatMetricsUpToStep(parseMetricsFile(path), lastStep);
   // Written aside and renamed over the log, so a failure keeps the old one.
   std::string temp = path + ".tmp";
-  {
-    std::ofstream kept(temp, std::ios::trunc);
-    for (const MetricsRecord &r : records)
-      if (r.step <= lastStep)
-        kept << r.line << "\n";
-    if (!kept.flush())
-      fail("cannot write '" + temp + "'");
-  }
+  writeFile(temp, kept);
   if (std::rename(temp.c_str(), path.c_str()) != 0)
     fail("cannot replace '" + path + "'");
   out.open(path, std::ios::app);

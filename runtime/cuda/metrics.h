@@ -5,12 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One JSON object a line, as the CPU trainer writes it (Train/Metrics.h):
-// training records {step, tokens, loss, lr, grad_norm, tokens_per_s,
-// elapsed_s} and evaluations {step, tokens, eval_loss}. Every line is
-// flushed as it is written; a torn last line (a run killed mid-write) is
-// no record, any other line that is not a JSON object with a step is an
-// error naming the file and the line.
+// One JSON object a line, read and cut by the code the CPU trainer uses
+// (mxfp4/Formats/Metrics.h): training records {step, tokens, loss, lr,
+// grad_norm, tokens_per_s, elapsed_s} and evaluations {step, tokens,
+// eval_loss}. Every line is flushed as it is written; a torn last line (a
+// run killed mid-write) is no record, any other line that is not a JSON
+// object with a step is an error naming the file and the line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +31,8 @@ struct MetricsRecord {
   std::string line;
 };
 
-/// The records of `path`.
+/// The records of `path`; fails naming the file and the line at the first
+/// that is not a JSON object with an integral "step".
 std::vector<MetricsRecord> readMetrics(const std::string &path);
 
 /// A metrics.jsonl being written.
@@ -43,6 +44,7 @@ public:
   /// `lastStep` (the later ones, of a run cut short, are dropped).
   MetricsLog(const std::string &path, int64_t lastStep);
 
+  /// Appends `record` as a line of its own and flushes it to the file.
   void append(const mlir::mxfp4::JsonRecord &record);
 
 private:

@@ -11,7 +11,9 @@
 //
 // Each line is flushed as it is written, so a crashed run keeps every
 // completed record; a torn last line (no newline) is dropped on reopen and
-// ignored by readMetrics.
+// ignored by readMetrics. The lines are formatted and parsed by
+// mxfp4/Formats/Metrics.h, which the CUDA runtime shares; this converts
+// llvm::json records and wraps errors in llvm::Error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,13 +64,15 @@ private:
 };
 
 /// Writes `value` to `json` as llvm::json would, except that object keys are
-/// sorted, non-integral numbers take their shortest round-trip form (0.9, not
-/// 0.90000000000000002) and NaN and infinities become null, as JSON has no
-/// notation for them (llvm::json would write an unparsable `nan`).
+/// sorted and non-integral numbers are written as in metrics records
+/// (jsonNumber): in their shortest round-trip form (0.9, not
+/// 0.90000000000000002), NaN and infinities as null, as JSON has no notation
+/// for them (llvm::json would write an unparsable `nan`). For indented files
+/// such as a checkpoint's trainer_state.json.
 void writeJSON(llvm::json::OStream &json, const llvm::json::Value &value);
 
-/// Formats `record` as one metrics.jsonl line (without the newline): compact
-/// JSON as writeJSON writes it, with "step" first.
+/// Formats `record` as one metrics.jsonl line (without the newline), as
+/// mxfp4/Formats/Metrics.h does: compact JSON, keys sorted with "step" first.
 std::string formatMetricsRecord(const llvm::json::Object &record);
 
 /// Reads the records of the metrics.jsonl file `path`. Blank lines and a torn
