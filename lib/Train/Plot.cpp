@@ -9,7 +9,6 @@
 #include "mxfp4/Runtime/AtomicFile.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir::mxfp4;
 using llvm::StringRef;
@@ -20,21 +19,22 @@ static std::string fixUTF8(StringRef text) {
   return llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
 }
 
-std::string mlir::mxfp4::renderLossPlot(StringRef title,
-                                        llvm::ArrayRef<PlotSeries> series,
-                                        StringRef xLabel, StringRef yLabel) {
-  std::vector<PlotSeries> fixed(series.begin(), series.end());
-  for (PlotSeries &s : fixed)
-    s.label = fixUTF8(s.label);
-  return renderSvgPlot(fixUTF8(title), fixed, fixUTF8(xLabel), fixUTF8(yLabel));
+llvm::Error mlir::mxfp4::writeLossPlot(StringRef svgPath, StringRef title,
+                                       StringRef trainLabel,
+                                       const LossCurve &train,
+                                       const LossCurve &eval) {
+  return writeFileAtomically(
+      svgPath,
+      renderLossPlot(fixUTF8(title), fixUTF8(trainLabel), train, eval));
 }
 
 llvm::Error mlir::mxfp4::writeLossPlot(StringRef svgPath, StringRef title,
                                        llvm::ArrayRef<PlotSeries> series,
                                        StringRef xLabel, StringRef yLabel) {
-  std::string svg = renderLossPlot(title, series, xLabel, yLabel);
-  return writeFileAtomically(svgPath, [&](llvm::raw_ostream &os) {
-    os << svg;
-    return llvm::Error::success();
-  });
+  std::vector<PlotSeries> fixed(series.begin(), series.end());
+  for (PlotSeries &s : fixed)
+    s.label = fixUTF8(s.label);
+  return writeFileAtomically(svgPath,
+                             renderSvgPlot(fixUTF8(title), fixed,
+                                           fixUTF8(xLabel), fixUTF8(yLabel)));
 }

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The CPU trainer's plot (lib/API/Trainer.cpp, drawn by the renderer the two
-// share, mxfp4/Formats/SvgPlot.h): training loss, its moving average and the
-// held-out loss against tokens.
+// The CPU trainer's plot, drawn by the code the two share
+// (mxfp4/Formats/LossPlot.h): training loss, its moving average and the
+// held-out loss against tokens, read from a run's metrics records.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,36 +5,39 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Draws loss curves as a self-contained SVG file that opens in any browser:
+// Writes loss curves as a self-contained SVG file that opens in any browser:
 // axes with round tick labels, grid lines, a legend and one colour per series
-// (rendered by mxfp4/Formats/SvgPlot.h, which the CUDA runtime shares).
+// (rendered by mxfp4/Formats/SvgPlot.h, a run's plot composed by
+// mxfp4/Formats/LossPlot.h, both shared with the CUDA runtime).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_TRAIN_PLOT_H
 #define MXFP4_TRAIN_PLOT_H
 
+#include "mxfp4/Formats/LossPlot.h"
 #include "mxfp4/Formats/SvgPlot.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <string>
-
 namespace mlir::mxfp4 {
 
-/// Returns the SVG text of the plot; see writeLossPlot.
-std::string renderLossPlot(llvm::StringRef title,
-                           llvm::ArrayRef<PlotSeries> series,
-                           llvm::StringRef xLabel = "step",
-                           llvm::StringRef yLabel = "loss");
+/// Writes the loss plot of a training run (renderLossPlot of
+/// mxfp4/Formats/LossPlot.h: `train`, labelled `trainLabel`, its moving
+/// average and the held-out `eval` against tokens) to `svgPath`, atomically.
+/// Invalid UTF-8 in the texts is replaced.
+llvm::Error writeLossPlot(llvm::StringRef svgPath, llvm::StringRef title,
+                          llvm::StringRef trainLabel, const LossCurve &train,
+                          const LossCurve &eval);
 
 /// Writes `series` as an SVG line plot to `svgPath`, atomically. The x axis,
 /// labelled `xLabel` ("step", "tokens", ...), spans the data; large values
 /// are labelled 250k, 1.5M, .... The y axis leaves out the initial loss
 /// spike: it spans the minimum of all points up to the 98th percentile of the
-/// points after each series' first 10%, and clips what lies above.
+/// points after each series' first 10%, and clips what lies above. Invalid
+/// UTF-8 in the texts is replaced.
 llvm::Error writeLossPlot(llvm::StringRef svgPath, llvm::StringRef title,
                           llvm::ArrayRef<PlotSeries> series,
                           llvm::StringRef xLabel = "step",
