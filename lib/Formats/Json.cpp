@@ -30,6 +30,8 @@ std::optional<double> JsonValue::getNumber(const std::string &key) const {
 }
 
 std::optional<int64_t> JsonValue::getInteger(const std::string &key) const {
+  if (const JsonValue *exact = get(key); exact && exact->integer)
+    return exact->integer;
   std::optional<double> v = getNumber(key);
   if (!v || std::trunc(*v) != *v || std::fabs(*v) > 9.0e15)
     return std::nullopt;
@@ -83,6 +85,36 @@ private:
     return true;
   }
 
+  /// Four hex digits of a \\u escape.
+  bool parseHex(uint32_t &code) {
+    if (at + 4 > text.size())
+      return problem = "truncated \\u escape", false;
+    std::from_chars_result r =
+        std::from_chars(text.data() + at, text.data() + at + 4, code, 16);
+    if (r.ptr != text.data() + at + 4)
+      return problem = "bad \\u escape", false;
+    at += 4;
+    return true;
+  }
+
+  static void appendUTF8(std::string &out, uint32_t code) {
+    if (code < 0x80) {
+      out += char(code);
+    } else if (code < 0x800) {
+      out += char(0xc0 | (code >> 6));
+      out += char(0x80 | (code & 0x3f));
+    } else if (code < 0x10000) {
+      out += char(0xe0 | (code >> 12));
+      out += char(0x80 | ((code >> 6) & 0x3f));
+      out += char(0x80 | (code & 0x3f));
+    } else {
+      out += char(0xf0 | (code >> 18));
+      out += char(0x80 | ((code >> 12) & 0x3f));
+      out += char(0x80 | ((code >> 6) & 0x3f));
+      out += char(0x80 | (code & 0x3f));
+    }
+  }
+
   bool parseString(std::string &out) {
     if (!consume('"'))
       return problem = "expected a string", false;
@@ -112,12 +144,23 @@ private:
         out += '\f';
         break;
       case 'u': {
-        // Names and labels here are ASCII; others keep a stand-in.
-        if (at + 4 > text.size())
-          return problem = "truncated \\u escape", false;
-        unsigned code = std::strtoul(text.substr(at, 4).c_str(), nullptr, 16);
-        out += code < 0x80 ? char(code) : '?';
-        at += 4;
+        uint32_t code = 0;
+        if (!parseHex(code))
+          return false;
+        // A surrogate pair is one character beyond the BMP.
+        if (code >= 0xd800 && code < 0xdc00 &&
+            text.compare(at, 2, "\\u") == 0) {
+          at += 2;
+          uint32_t low = 0;
+          if (!parseHex(low))
+            return false;
+          if (low < 0xdc00 || low >= 0xe000)
+            return problem = "unpaired surrogate", false;
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        } else if (code >= 0xd800 && code < 0xe000) {
+          return problem = "unpaired surrogate", false;
+        }
+        appendUTF8(out, code);
         break;
       }
       default:
@@ -182,6 +225,11 @@ private:
     if (end == start || !(c == '-' || (c >= '0' && c <= '9')))
       return problem = "unexpected character", false;
     v.kind = JsonValue::Number;
+    // An integer literal keeps its exact value too.
+    int64_t exact = 0;
+    std::from_chars_result r = std::from_chars(start, end, exact);
+    if (r.ptr == end && r.ec == std::errc())
+      v.integer = exact;
     at += end - start;
     return true;
   }
@@ -206,6 +254,11 @@ std::string jsonString(const std::string &s) {
   for (char c : s) {
     if (c == '"' || c == '\\')
       quoted += '\\';
+    // As llvm::json quotes: short escapes for the common three.
+    if (c == '\t' || c == '\n' || c == '\r') {
+      quoted += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+      continue;
+    }
     if (uint8_t(c) < 0x20) {
       char escape[8];
       std::snprintf(escape, sizeof(escape), "\\u%04x", c);

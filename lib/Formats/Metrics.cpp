@@ -60,7 +60,8 @@ static std::string formatValue(const JsonValue &value, bool stepFirst) {
   case JsonValue::Bool:
     return value.boolean ? "true" : "false";
   case JsonValue::Number:
-    return jsonNumber(value.number);
+    return value.integer ? std::to_string(*value.integer)
+                         : jsonNumber(value.number);
   case JsonValue::String:
     return jsonString(value.string);
   case JsonValue::Array: {

@@ -118,10 +118,9 @@ static JsonValue toJsonValue(const llvm::json::Value &value) {
     result.boolean = *value.getAsBoolean();
     break;
   case llvm::json::Value::Number:
-    // Integers beyond 2^53 lose their last digits, as they would in any
-    // reader of the file.
     result.kind = JsonValue::Number;
     result.number = *value.getAsNumber();
+    result.integer = value.getAsInteger();
     break;
   case llvm::json::Value::String:
     result.kind = JsonValue::String;
@@ -154,9 +153,8 @@ static llvm::json::Object toLLVMObject(const JsonValue &object) {
   return result;
 }
 
-/// `value`, read by the formats library, as an llvm::json::Value. Integral
-/// numbers that a double holds exactly become integers, as llvm::json::parse
-/// makes them.
+/// `value`, read by the formats library, as an llvm::json::Value. Integers
+/// stay integers, as llvm::json::parse makes them.
 static llvm::json::Value toLLVMJson(const JsonValue &value) {
   switch (value.kind) {
   case JsonValue::Null:
@@ -164,6 +162,8 @@ static llvm::json::Value toLLVMJson(const JsonValue &value) {
   case JsonValue::Bool:
     return value.boolean;
   case JsonValue::Number:
+    if (value.integer)
+      return *value.integer;
     if (std::trunc(value.number) == value.number &&
         std::fabs(value.number) <= 9007199254740992.0)
       return static_cast<int64_t>(value.number);

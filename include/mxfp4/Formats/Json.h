@@ -30,6 +30,9 @@ struct JsonValue {
   Kind kind = Null;
   bool boolean = false;
   double number = 0;
+  /// A number written as an integer that fits 64 bits, exactly (`number`
+  /// rounds beyond 2^53: seeds, byte counts).
+  std::optional<int64_t> integer;
   std::string string;
   std::vector<JsonValue> elements;
   std::vector<std::pair<std::string, JsonValue>> members;
