@@ -6,6 +6,6 @@
 # back-to-back calls (at the power limit) instead of short bursts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build /tmp/mxfp4-build-cuda > /dev/null
-python3 scripts/gpu/bench.py /tmp/mxfp4-build-cuda/mxfp4-cuda-run "$@"
+cmake -S runtime -B /tmp/mxfp4-build-runtime -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build /tmp/mxfp4-build-runtime > /dev/null
+python3 scripts/gpu/bench.py /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run "$@"

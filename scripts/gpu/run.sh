@@ -7,12 +7,12 @@
 # Needs CMake, a C++ compiler, the NVIDIA driver and NumPy; no LLVM.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build /tmp/mxfp4-build-cuda > /dev/null
+cmake -S runtime -B /tmp/mxfp4-build-runtime -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build /tmp/mxfp4-build-runtime > /dev/null
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 while read -r name function results tolerance args; do
   if [ "$function" = train ]; then
-    (cd "gpu-check/$name" && /tmp/mxfp4-build-cuda/mxfp4-cuda-run train plan.txt \
+    (cd "gpu-check/$name" && /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train plan.txt \
        kernels.cubin --run=run --out=. | tail -5)
     continue
   fi
@@ -21,7 +21,7 @@ while read -r name function results tolerance args; do
     # the results of call k in gpu-<k>-<i>.npy (compare.py checks them).
     (cd "gpu-check/$name" && k=0 &&
      while read -r counter; do
-       /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
+       /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
          --function="$function" --repeat=0 $args --input="$counter" \
          $(for i in $(seq 0 $((results - 1))); do echo "--output=@gpu-$k-$i.npy"; done) \
          < /dev/null || exit 1
@@ -33,7 +33,7 @@ while read -r name function results tolerance args; do
   outputs=""
   for i in $(seq 0 $((results - 1))); do outputs+=" --output=@gpu$i.npy"; done
   (cd "gpu-check/$name" &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
+   /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run exec plan.txt kernels.cubin \
      --function="$function" --repeat=0 $args $outputs)
 done < gpu-check/cases.txt
 # The compiled host code (--host=host.so) must make the plan's calls: the
@@ -42,7 +42,7 @@ host=0
 if grep -q ' loss_and_grads ' gpu-check/cases.txt; then
   read -r name function results tolerance args < <(grep -m1 ' loss_and_grads ' gpu-check/cases.txt)
   (cd "gpu-check/$name" &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run exec --host=host.so --function="$function" \
+   /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run exec --host=host.so --function="$function" \
      --repeat=0 $args $(for i in $(seq 0 $((results - 1))); do echo --output=@lib$i.npy; done) &&
    for i in $(seq 0 $((results - 1))); do cmp gpu$i.npy lib$i.npy || exit 1; done &&
    echo "host.so: $name: $results results bit-identical to the plan's") || host=1
@@ -50,7 +50,7 @@ fi
 name=$(awk '$2 == "train" { print $1; exit }' gpu-check/cases.txt)
 if [ -n "$name" ]; then
   (cd "gpu-check/$name" && mkdir -p lib &&
-   /tmp/mxfp4-build-cuda/mxfp4-cuda-run train --host=host.so --run=run --out=lib | tail -5 &&
+   /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train --host=host.so --run=run --out=lib | tail -5 &&
    cmp checkpoint/model.safetensors lib/checkpoint/model.safetensors &&
    echo "host.so: $name: trained weights bit-identical to the plan's") || host=1
 fi

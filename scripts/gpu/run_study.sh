@@ -14,13 +14,13 @@
 # recipes.txt, the first the baseline).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmake -S runtime/cuda -B /tmp/mxfp4-build-cuda -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build /tmp/mxfp4-build-cuda > /dev/null
+cmake -S runtime -B /tmp/mxfp4-build-runtime -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build /tmp/mxfp4-build-runtime > /dev/null
 recipes=${*:-$(cat gpu-study/recipes.txt)}
 runs=$(ls -d gpu-study/run-seed* | paste -sd,)
 list="$(for r in $recipes; do printf 'gpu-study/%s\n' "$r"; done | paste -sd,)"
 study() {
-  /tmp/mxfp4-build-cuda/mxfp4-cuda-run study --recipes="$list" --runs="$1" \
+  /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run study --recipes="$list" --runs="$1" \
     --out=gpu-study/out --checkpoint-every=100 |
     awk -F'[ :]' '!/^step [0-9]+: loss/ || $2 == 1 || $2 % 100 == 0'
 }

@@ -8,7 +8,7 @@
 // `mxfp4-run compile --target=sm_90a` writes host.so: the host functions of
 // the plan (HostPlan.h) as machine code, which call back into the runtime
 // for every device operation, with the cubin and the plan's text inside.
-// The compiler (lib/API/HostLibrary.cpp) and the runtime (runtime/cuda, no
+// The compiler (lib/API/HostLibrary.cpp) and the runtime (runtime/, no
 // LLVM) both include this header, so it is plain C. Exported symbols:
 //
 //   const uint32_t mxfp4_host_abi_version;  (MXFP4_HOST_ABI_VERSION)

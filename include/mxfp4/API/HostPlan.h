@@ -7,7 +7,7 @@
 //
 // The host functions of a program lowered for a GPU, read from MLIR into the
 // plan structures of mxfp4/Formats/HostPlan.h, which also holds the plan's
-// text format: formatHostPlan writes what runtime/cuda replays, and
+// text format: formatHostPlan writes what runtime/ replays, and
 // HostLibrary.h compiles the same structures to machine code.
 //
 //===----------------------------------------------------------------------===//

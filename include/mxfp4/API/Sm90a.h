@@ -26,7 +26,7 @@ struct Sm90aArtifact {
   std::string kernelIR;
   std::string ptx;
   std::vector<uint8_t> cubin;
-  /// The host functions as a plan for runtime/cuda (HostPlan.h).
+  /// The host functions as a plan for runtime/ (HostPlan.h).
   std::string plan;
   /// The same functions as machine code for this host, with the cubin and
   /// the plan inside: an object for linkHostLibrary (HostLibrary.h).

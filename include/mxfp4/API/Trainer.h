@@ -152,7 +152,7 @@ std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
                                                     uint64_t seed);
 
 /// Writes what a GPU runtime needs to train exactly as `options` would on
-/// the CPU (runtime/cuda, `mxfp4-cuda-run train --run=DIR`): run.txt
+/// the CPU (runtime/, `mxfp4-cuda-run train --run=DIR`): run.txt
 /// (steps, batch, window, token width, seed, evaluation interval and
 /// batches, the model's name, the parameters' names, initializers and
 /// shapes in argument order), the initial parameters param<i>.npy from the

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The layout of a training checkpoint in standard C++ only: the CPU trainer
-// (mxfp4/Train/Checkpoint.h) and the CUDA runtime (runtime/cuda, which
+// (mxfp4/Train/Checkpoint.h) and the CUDA runtime (runtime/, which
 // cannot link LLVM) write and read their checkpoints through these, one
 // layout for both. A checkpoint is a folder that
 // `transformers.LlamaForCausalLM.from_pretrained` loads as is, plus what a

@@ -9,7 +9,7 @@
 // allocations, frees, reshapes, constants, constant globals and launches.
 // The compiler reads them from MLIR once (mxfp4/API/HostPlan.h) into the
 // structures here and writes them as plan.txt, which a small runtime
-// without LLVM (runtime/cuda) parses back here and replays; HostLibrary.h
+// without LLVM (runtime/) parses back here and replays; HostLibrary.h
 // compiles the same structures to machine code. Standard C++ only.
 //
 // Format, one record per line, `#` comments:

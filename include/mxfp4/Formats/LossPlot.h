@@ -7,7 +7,7 @@
 //
 // The loss.svg of a training run in standard C++ only: the CPU trainer
 // (mxfp4/Train/Plot.h, which writes it atomically) and the CUDA runtime
-// (runtime/cuda, which cannot link LLVM) draw their runs' curves through
+// (runtime/, which cannot link LLVM) draw their runs' curves through
 // this, so both plots look alike. Drawn by mxfp4/Formats/SvgPlot.h.
 //
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,7 @@
 //
 // The metrics.jsonl of a training run in standard C++ only: the CPU trainer
 // (mxfp4/Train/Metrics.h, which converts its llvm::json records and wraps
-// errors in llvm::Error) and the CUDA runtime (runtime/cuda, which cannot
+// errors in llvm::Error) and the CUDA runtime (runtime/, which cannot
 // link LLVM) read, format and cut their logs through these, one
 // implementation of the format.
 //

@@ -7,7 +7,7 @@
 //
 // NumPy's .npy header in standard C++ only: the compiler's runtime library
 // (mxfp4/Runtime/Npy.h, which maps dtypes and wraps errors in llvm::Error)
-// and the CUDA runtime (runtime/cuda, which cannot link LLVM) read and write
+// and the CUDA runtime (runtime/, which cannot link LLVM) read and write
 // .npy files through these, one implementation of the format.
 //
 // A file is the magic "\x93NUMPY", a version (1.0: a 16-bit header length;

@@ -7,7 +7,7 @@
 //
 // The header of Hugging Face's `.safetensors` files in standard C++ only:
 // the compiler's runtime library (mxfp4/Runtime/Safetensors.h, which maps
-// dtypes and wraps errors in llvm::Error) and the CUDA runtime (runtime/cuda,
+// dtypes and wraps errors in llvm::Error) and the CUDA runtime (runtime/,
 // which cannot link LLVM) read and write checkpoints through these, one
 // implementation of the format.
 //

@@ -7,7 +7,7 @@
 //
 // The paper's Table 1 for a study, in standard C++ only: the CPU study
 // (mxfp4-run study, lib/API/Study.cpp) and the CUDA runtime's
-// (mxfp4-cuda-run study, runtime/cuda) render their study.md and study.svg
+// (mxfp4-cuda-run study, runtime/) render their study.md and study.svg
 // through these, one format for both.
 //
 // Every recipe is compared with the baseline (the first recipe) of the same

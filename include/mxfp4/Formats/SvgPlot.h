@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The loss plots' renderer, in standard C++ only: the CPU driver draws with
-// it (Plot.h) and so does the CUDA runtime (runtime/cuda), which cannot link
+// it (Plot.h) and so does the CUDA runtime (runtime/), which cannot link
 // LLVM, so both draw the same pictures.
 //
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The folder `mxfp4-run train --export-gpu-run=DIR` writes (lib/API/
-// Trainer.cpp) and the CUDA runtime trains from (runtime/cuda), in standard
+// Trainer.cpp) and the CUDA runtime trains from (runtime/), in standard
 // C++ only: the names of its files and its manifest, run.txt, which both
 // write and read through here.
 //

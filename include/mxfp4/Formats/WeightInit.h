@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The generator of a model's initial weights, in standard C++ only: the CPU
-// trainer (lib/API/Trainer.cpp) and the CUDA runtime (runtime/cuda, which
+// trainer (lib/API/Trainer.cpp) and the CUDA runtime (runtime/, which
 // draws the weights of runs too large to carry them) both draw through it,
 // so a run starts from the same bits on either.
 //

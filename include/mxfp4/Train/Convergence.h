@@ -7,7 +7,7 @@
 //
 // When a training run has diverged and when a study's run does not converge,
 // in standard C++ only: the CPU trainer and study (lib/API) and the CUDA
-// runtime's (runtime/cuda, which cannot link LLVM) share these, so both stop
+// runtime's (runtime/, which cannot link LLVM) share these, so both stop
 // at the same step with the same message, record it the same way in
 // metrics.jsonl and render the same cells and notes in their tables.
 //

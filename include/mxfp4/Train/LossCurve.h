@@ -7,7 +7,7 @@
 //
 // The two readings of a loss curve that the study's table makes, in
 // standard C++ only: the CPU study (lib/API/Study.cpp) and the CUDA
-// runtime's (runtime/cuda, which cannot link LLVM) share them, so both
+// runtime's (runtime/, which cannot link LLVM) share them, so both
 // tables agree. A point is anything with `step`, `tokens` and `loss`.
 //
 //===----------------------------------------------------------------------===//

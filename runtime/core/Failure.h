@@ -1,0 +1,31 @@
+//===- Failure.h - the runner's one kind of error ---------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Every failure of the runner is a Failure: main prints its message and
+// exits with status 1, never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CORE_FAILURE_H
+#define MXFP4_RUNTIME_CORE_FAILURE_H
+
+#include <stdexcept>
+#include <string>
+
+namespace mlir::mxfp4::runtime {
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void fail(const std::string &message) {
+  throw Failure(message);
+}
+
+} // namespace mlir::mxfp4::runtime
+
+#endif // MXFP4_RUNTIME_CORE_FAILURE_H

@@ -1,0 +1,51 @@
+//===- Options.h - the command line -----------------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CORE_OPTIONS_H
+#define MXFP4_RUNTIME_CORE_OPTIONS_H
+
+#include "mxfp4/Train/Convergence.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::mxfp4::runtime {
+
+/// A command line: the subcommand and its flags.
+struct Options {
+  /// exec, train, study or check-weights.
+  std::string command;
+  std::string planPath, cubinPath;
+  std::string hostPath; // --host: the library instead of PLAN CUBIN
+  // exec
+  std::string function, timeJson;
+  std::vector<std::string> inputs, outputs;
+  size_t repeat = 1;
+  bool profile = false; // one more call, timing each launch
+  // The --repeat calls timed as one batch, not one by one: no idle gap
+  // between calls, as in training (each call gets the batch's mean).
+  bool backToBack = false;
+  // Back to back: this many batches of --repeat calls, each timed alone
+  // (min_ms is then the best batch's mean, as peers time short bursts).
+  size_t batches = 1;
+  // train, study, check-weights
+  std::string runDir, outDir, recipe;
+  std::vector<std::string> recipeDirs, runDirs;
+  int64_t steps = 0, checkpointEvery = 0;
+  bool resume = false;
+  // study: the DNC rule's threshold over the baseline's final loss.
+  double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
+};
+
+/// Parses the command line; fails with the usage or the wrong argument.
+Options parseOptions(int argc, char **argv);
+
+} // namespace mlir::mxfp4::runtime
+
+#endif // MXFP4_RUNTIME_CORE_OPTIONS_H

@@ -1,0 +1,67 @@
+//===- Train.h - @train_step, step after step -------------------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The CPU trainer's loop (lib/API/Trainer.cpp) on the device: @train_step
+// (parameters, AdamW m and v, tokens, step) -> (loss, gradient norm,
+// learning rate, new parameters, m, v), with the state kept on the device
+// and each step's results becoming the next step's arguments; @loss on the
+// run's held-out batches at the CPU trainer's evaluation steps; checkpoints
+// and a bit-identical resume; metrics.jsonl, loss.svg and checkpoint/ in the
+// output folder, as the CPU trainer writes them. A run that diverges (a
+// loss or gradient norm that is not finite, include/mxfp4/Train/
+// Convergence.h) stops there as the CPU trainer's does: its metrics mark
+// the step, its plot is drawn, its last finite checkpoint is kept.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_RUNTIME_CORE_TRAIN_H
+#define MXFP4_RUNTIME_CORE_TRAIN_H
+
+#include "Compiled.h"
+#include "Device.h"
+#include "Failure.h"
+#include "TrainingRun.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::mxfp4::runtime {
+
+struct TrainOptions {
+  /// metrics.jsonl, loss.svg, checkpoint/.
+  std::string outDir;
+  /// The recipe's name, for the plot and the checkpoint (may be empty).
+  std::string recipe;
+  /// The last step (0: the run's); a shorter run evaluates and checkpoints
+  /// at its end as a run of that length would.
+  int64_t steps = 0;
+  /// Write a checkpoint every N steps (0: only at the end).
+  int64_t checkpointEvery = 0;
+  /// Continue from outDir/checkpoint.
+  bool resume = false;
+};
+
+/// The failure of a run that diverged, after its metrics, plot and the
+/// checkpoint it keeps are on disk: a study records it and goes on.
+struct Divergence : Failure {
+  Divergence(const std::string &message, int64_t step)
+      : Failure(message), step(step) {}
+  int64_t step;
+};
+
+/// Fails unless the plan's @train_step (and @loss, if the run evaluates)
+/// take the run's parameters and batches; needs no GPU.
+void checkTrainable(const Compiled &compiled, const TrainingRun &run);
+
+/// Trains `run` with the plan functions of `compiled`, whose code object is
+/// loaded as `module`; throws Divergence if the run diverges.
+void train(Device &cu, void *module, const Compiled &compiled,
+           const TrainingRun &run, const TrainOptions &options);
+
+} // namespace mlir::mxfp4::runtime
+
+#endif // MXFP4_RUNTIME_CORE_TRAIN_H
