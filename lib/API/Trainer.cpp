@@ -430,26 +430,21 @@ llvm::Error Run::diverge(int64_t step, std::string reason) {
 }
 
 llvm::Error Run::drawPlot() {
-  PlotSeries trainCurve{"train (" +
-                            (options.recipe.empty() ? std::string("f32")
-                                                    : options.recipe) +
-                            ")",
-                        {},
-                        {}};
+  LossCurve train, eval;
   for (const TrainPoint &p : report.steps) {
-    trainCurve.x.push_back(static_cast<double>(p.step * report.tokensPerStep));
-    trainCurve.y.push_back(p.loss);
+    train.tokens.push_back(static_cast<double>(p.step * report.tokensPerStep));
+    train.loss.push_back(p.loss);
   }
-  PlotSeries smoothed = getMovingAverage(trainCurve, "train, moving average");
-  PlotSeries evalCurve{"validation", {}, {}, /*dashed=*/true};
   for (const EvalPoint &p : report.evals) {
-    evalCurve.x.push_back(static_cast<double>(p.tokens));
-    evalCurve.y.push_back(p.loss);
+    eval.tokens.push_back(static_cast<double>(p.tokens));
+    eval.loss.push_back(p.loss);
   }
-  return writeLossPlot(report.plotPath,
-                       "Llama " + config.name + ", seed " +
-                           std::to_string(options.seed),
-                       {trainCurve, smoothed, evalCurve}, "tokens", "loss");
+  return writeLossPlot(
+      report.plotPath,
+      "Llama " + config.name + ", seed " + std::to_string(options.seed),
+      "train (" + (options.recipe.empty() ? std::string("f32") : options.recipe) +
+          ")",
+      train, eval);
 }
 
 llvm::Error Run::loop() {

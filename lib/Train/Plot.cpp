@@ -27,14 +27,3 @@ llvm::Error mlir::mxfp4::writeLossPlot(StringRef svgPath, StringRef title,
       svgPath,
       renderLossPlot(fixUTF8(title), fixUTF8(trainLabel), train, eval));
 }
-
-llvm::Error mlir::mxfp4::writeLossPlot(StringRef svgPath, StringRef title,
-                                       llvm::ArrayRef<PlotSeries> series,
-                                       StringRef xLabel, StringRef yLabel) {
-  std::vector<PlotSeries> fixed(series.begin(), series.end());
-  for (PlotSeries &s : fixed)
-    s.label = fixUTF8(s.label);
-  return writeFileAtomically(svgPath,
-                             renderSvgPlot(fixUTF8(title), fixed,
-                                           fixUTF8(xLabel), fixUTF8(yLabel)));
-}

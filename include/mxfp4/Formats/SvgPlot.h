@@ -27,8 +27,11 @@ struct PlotSeries {
   bool dashed = false;
 };
 
-/// The SVG text of a line plot of `series` (see writeLossPlot in Plot.h for
-/// its axes). The texts must be UTF-8.
+/// The SVG text of a line plot of `series`. The x axis, labelled `xLabel`
+/// ("step", "tokens", ...), spans the data; large values are labelled 250k,
+/// 1.5M, .... The y axis leaves out the initial loss spike: it spans the
+/// minimum of all points up to the 98th percentile of the points after each
+/// series' first 10%, and clips what lies above. The texts must be UTF-8.
 std::string renderSvgPlot(const std::string &title,
                           const std::vector<PlotSeries> &series,
                           const std::string &xLabel, const std::string &yLabel);

@@ -16,9 +16,7 @@
 #define MXFP4_TRAIN_PLOT_H
 
 #include "mxfp4/Formats/LossPlot.h"
-#include "mxfp4/Formats/SvgPlot.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -31,17 +29,6 @@ namespace mlir::mxfp4 {
 llvm::Error writeLossPlot(llvm::StringRef svgPath, llvm::StringRef title,
                           llvm::StringRef trainLabel, const LossCurve &train,
                           const LossCurve &eval);
-
-/// Writes `series` as an SVG line plot to `svgPath`, atomically. The x axis,
-/// labelled `xLabel` ("step", "tokens", ...), spans the data; large values
-/// are labelled 250k, 1.5M, .... The y axis leaves out the initial loss
-/// spike: it spans the minimum of all points up to the 98th percentile of the
-/// points after each series' first 10%, and clips what lies above. Invalid
-/// UTF-8 in the texts is replaced.
-llvm::Error writeLossPlot(llvm::StringRef svgPath, llvm::StringRef title,
-                          llvm::ArrayRef<PlotSeries> series,
-                          llvm::StringRef xLabel = "step",
-                          llvm::StringRef yLabel = "loss");
 
 } // namespace mlir::mxfp4
 
