@@ -22,6 +22,8 @@
 
 namespace mlir::mxfp4::runtime {
 
+/// Device 0 of the machine through the CUDA driver API; every operation is
+/// on the default stream.
 class CudaDevice : public Device {
 public:
   /// Opens the driver, resolves every entry point and makes device 0's
