@@ -8,6 +8,7 @@
 #include "mxfp4/Train/Checkpoint.h"
 #include "mxfp4/Runtime/AtomicFile.h"
 #include "mxfp4/Train/Convergence.h"
+#include "mxfp4/Train/Metrics.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -65,38 +66,6 @@ llvm::json::Object mlir::mxfp4::getLlamaConfigJSON(const LlamaConfig &config) {
       {"clip_norm", config.clipNorm},
       {"init_std", config.initStd},
   };
-}
-
-/// `value` as the formats library's JSON value.
-static JsonValue toJsonValue(const llvm::json::Value &value) {
-  JsonValue result;
-  switch (value.kind()) {
-  case llvm::json::Value::Null:
-    break;
-  case llvm::json::Value::Boolean:
-    result.kind = JsonValue::Bool;
-    result.boolean = *value.getAsBoolean();
-    break;
-  case llvm::json::Value::Number:
-    result.kind = JsonValue::Number;
-    result.number = *value.getAsNumber();
-    break;
-  case llvm::json::Value::String:
-    result.kind = JsonValue::String;
-    result.string = value.getAsString()->str();
-    break;
-  case llvm::json::Value::Array:
-    result.kind = JsonValue::Array;
-    for (const llvm::json::Value &element : *value.getAsArray())
-      result.elements.push_back(toJsonValue(element));
-    break;
-  case llvm::json::Value::Object:
-    result.kind = JsonValue::Object;
-    for (const auto &[key, member] : *value.getAsObject())
-      result.members.push_back({key.str(), toJsonValue(member)});
-    break;
-  }
-  return result;
 }
 
 JsonValue mlir::mxfp4::getLlamaConfigValue(const LlamaConfig &config) {

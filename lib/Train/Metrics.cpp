@@ -96,10 +96,8 @@ void mlir::mxfp4::writeJSON(llvm::json::OStream &json,
   }
 }
 
-static JsonValue toJsonValue(const llvm::json::Value &value);
-
-/// `object` as a JsonValue, for the formats library.
-static JsonValue toJsonValue(const llvm::json::Object &object) {
+/// `object` as a JsonValue, without copying it into an llvm::json::Value.
+static JsonValue toJsonObject(const llvm::json::Object &object) {
   JsonValue result;
   result.kind = JsonValue::Object;
   for (const auto &[key, member] : object)
@@ -107,8 +105,7 @@ static JsonValue toJsonValue(const llvm::json::Object &object) {
   return result;
 }
 
-/// `value` as a JsonValue, for the formats library.
-static JsonValue toJsonValue(const llvm::json::Value &value) {
+JsonValue mlir::mxfp4::toJsonValue(const llvm::json::Value &value) {
   JsonValue result;
   switch (value.kind()) {
   case llvm::json::Value::Null:
@@ -132,7 +129,7 @@ static JsonValue toJsonValue(const llvm::json::Value &value) {
       result.elements.push_back(toJsonValue(element));
     break;
   case llvm::json::Value::Object:
-    return toJsonValue(*value.getAsObject());
+    return toJsonObject(*value.getAsObject());
   }
   return result;
 }
@@ -183,7 +180,7 @@ static llvm::json::Value toLLVMJson(const JsonValue &value) {
 }
 
 std::string mlir::mxfp4::formatMetricsRecord(const llvm::json::Object &record) {
-  return formatMetricsRecord(toJsonValue(record));
+  return formatMetricsRecord(toJsonObject(record));
 }
 
 MetricsLog::MetricsLog(std::string path,

@@ -20,6 +20,8 @@
 #ifndef MXFP4_TRAIN_METRICS_H
 #define MXFP4_TRAIN_METRICS_H
 
+#include "mxfp4/Formats/Json.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -70,6 +72,10 @@ private:
 /// for them (llvm::json would write an unparsable `nan`). For indented files
 /// such as a checkpoint's trainer_state.json.
 void writeJSON(llvm::json::OStream &json, const llvm::json::Value &value);
+
+/// `value` as the formats library's JSON value (mxfp4/Formats/Json.h), for
+/// the formats the compiler and the runtimes share; integers stay exact.
+JsonValue toJsonValue(const llvm::json::Value &value);
 
 /// Formats `record` as one metrics.jsonl line (without the newline), as
 /// mxfp4/Formats/Metrics.h does: compact JSON, keys sorted with "step" first.
