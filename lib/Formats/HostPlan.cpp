@@ -9,6 +9,7 @@
 
 #include "Words.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -397,4 +398,34 @@ std::string mlir::mxfp4::checkHostLifetimes(const HostFunction &function) {
   for (const HostValue &result : function.results)
     use(result.id, "returns");
   return problem;
+}
+
+mlir::mxfp4::HostMemory
+mlir::mxfp4::measureHostMemory(const HostFunction &function) {
+  HostMemory memory;
+  for (const HostValue &argument : function.arguments)
+    if (argument.buffer)
+      memory.arguments += argument.bytes;
+  std::map<int64_t, int64_t> live; // allocation or global -> bytes
+  std::map<int64_t, int64_t> root; // a view -> what it views
+  int64_t held = 0;
+  for (const HostStep &step : function.steps) {
+    if (step.kind == HostStep::Kind::View) {
+      auto it = root.find(step.source);
+      root[step.id] = it == root.end() ? step.source : it->second;
+    } else if (step.kind == HostStep::Kind::Alloc ||
+        step.kind == HostStep::Kind::Global) {
+      live[step.id] = step.bytes;
+      held += step.bytes;
+      memory.peakTemporaries = std::max(memory.peakTemporaries, held);
+    } else if (step.kind == HostStep::Kind::Free) {
+      auto viewed = root.find(step.id);
+      auto it = live.find(viewed == root.end() ? step.id : viewed->second);
+      if (it != live.end()) {
+        held -= it->second;
+        live.erase(it);
+      }
+    }
+  }
+  return memory;
 }

@@ -90,6 +90,20 @@ std::vector<std::string> listHostFunctions(std::string_view text);
 /// after freeing it"), or an empty string.
 std::string checkHostLifetimes(const HostFunction &function);
 
+/// The device memory a call of a host function holds, in bytes.
+struct HostMemory {
+  /// The buffer arguments, which the caller owns.
+  int64_t arguments = 0;
+  /// The most that the function's own allocations and globals hold at
+  /// once, its results included (views hold nothing of their own; a freed
+  /// block counts no longer).
+  int64_t peakTemporaries = 0;
+  int64_t peak() const { return arguments + peakTemporaries; }
+};
+
+/// What a call of `function` holds at its peak, by program order.
+HostMemory measureHostMemory(const HostFunction &function);
+
 } // namespace mlir::mxfp4
 
 #endif // MXFP4_FORMATS_HOSTPLAN_H
