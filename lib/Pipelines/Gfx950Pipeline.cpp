@@ -36,6 +36,10 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
+  // bf16 GEMMs round their operands explicitly, as on sm_90a.
+  bool bf16 = o.mixed && o.gemmPrecision == "bf16";
+  if (bf16)
+    addBF16GemmRounding(pm);
   ConvertMXFP4ToAMDGPUPassOptions conversion;
   conversion.chipset = o.chipset;
   conversion.tile = o.tile;
@@ -45,7 +49,20 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   addPostConversionCSE(pm, o.mixed);
   if (o.mixed)
-    buildGenericGpuKernelPipeline(pm);
+    buildGenericGpuKernelPipeline(pm, /*fused=*/{},
+                                  [&](OpPassManager &functions) {
+                                    if (bf16)
+                                      functions.addPass(
+                                          createConvertLinalgMatmulToAMDGPUPass());
+                                  });
+}
+
+void mlir::mxfp4::addBF16GemmRounding(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
+  pm.addPass(createCSEPass());
+  // As autocast's, the GEMMs write bf16 results; only those that
+  // elementwise ops read, which then move half the bytes.
+  pm.addNestedPass<func::FuncOp>(createRoundGemmResultsPass());
 }
 
 void mlir::mxfp4::addPostConversionCSE(OpPassManager &pm, bool mixed) {

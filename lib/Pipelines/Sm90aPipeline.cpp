@@ -41,11 +41,7 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
   // producer.
   if (bf16) {
     pm.addPass(createRoundAttentionIOPass());
-    pm.addNestedPass<func::FuncOp>(createRoundMatmulOperandsPass());
-    pm.addPass(createCSEPass());
-    // As autocast's, the GEMMs write bf16 results; only those that
-    // elementwise ops read, which then move half the bytes.
-    pm.addNestedPass<func::FuncOp>(createRoundGemmResultsPass());
+    addBF16GemmRounding(pm);
   }
   // Norms, activations, residual adds and the optimizer's updates: one
   // kernel per chain of elementwise ops, not one per op (bit-identical).

@@ -320,6 +320,69 @@ def ConvertLinalgMatmulToNVGPUPass
 }
 
 //===----------------------------------------------------------------------===//
+// LinalgToAMDGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertLinalgMatmulToAMDGPUPass
+    : Pass<"convert-linalg-matmul-to-amdgpu", "::mlir::func::FuncOp"> {
+  let summary = "Bufferized linalg contractions to bf16 MFMA GEMM launches "
+                "for gfx950";
+  let description = [{
+    Every linalg contraction on f32 or bf16 buffers with one M, N and K
+    dimension and at most one batch dimension (`linalg.matmul`,
+    `linalg.batch_matmul`, their transposed forms, `linalg.generic`
+    contractions), whose operands are identity-layout buffers or static
+    subviews of them, becomes a `gpu.launch` of a 128 x 128 workgroup tile
+    on `v_mfma_f32_16x16x32_bf16` (`amdgpu.mfma 16x16x32`, f32
+    accumulation), 256 work-items (4 waves in 2 x 2, 64 x 64 each). K steps
+    of 64 are copied global -> LDS directly (`amdgpu.gather_to_lds`),
+    double-buffered (64 KiB), in the swizzled 128-byte rows the MXFP4 GEMM
+    uses. Operands are read as bf16 with K contiguous: a bf16 operand with
+    K innermost is read in place; any other (f32, transposed, K not a
+    multiple of 8) is first packed into such a bf16 copy (ties to even, K
+    padded with zeros) by one launch, shared by GEMMs reading an unchanged
+    buffer the same way. Ragged tiles read 0 and drop stores through
+    `amdgpu.fat_raw_buffer_cast` views. When the tiles cannot fill the 256
+    CUs, K is split: each split writes a workspace slice and a second
+    launch adds the slices to C in split order. A GEMM right after a zero
+    fill of its output writes C instead of adding to it (the fill goes).
+    These are PyTorch's bf16 autocast numerics, not the CPU path's f32;
+    contractions not covered are left for `convert-linalg-to-gpu-launch`.
+
+    Example:
+
+    ```mlir
+    // Before
+    linalg.matmul ins(%x, %w : memref<300x256xbf16>, memref<256x200xbf16>)
+                  outs(%y : memref<300x200xf32>)
+    // After (abridged): W is packed K-major, then
+    gpu.launch blocks(%bx, %by, %bz) in (%g = %c6, %b = %c1, %z = %c1)
+               threads(%tx, %ty, %tz) in (%t = %c256, ...)
+               workgroup(%lds : memref<32768xbf16, #gpu.address_space<workgroup>>) {
+      amdgpu.gather_to_lds %a[...], %lds[...] : vector<8xbf16>, ...
+      %r:16 = scf.for %s = %c0 to %c4 step %c1 iter_args(...) {
+        amdgpu.memory_counter_wait load(0)
+        gpu.barrier
+        %f = vector.load %lds[...] : ..., vector<8xbf16>
+        ...
+        %d = amdgpu.mfma 16x16x32 %fb * %fa + %acc ...
+      }
+      vector.store %r#0, %c[...] : ..., vector<4xf32>
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // AttentionToNVGPU
 //===----------------------------------------------------------------------===//
 

@@ -55,6 +55,13 @@ struct Gfx950PipelineOptions
       llvm::cl::desc("Directory with llvm/bin/ld.lld for format=bin (see "
                      "docs/gfx950.md; the tools make one)"),
       llvm::cl::init("")};
+  Option<std::string> gemmPrecision{
+      *this, "gemm-precision",
+      llvm::cl::desc("Mixed mode, high-precision GEMMs (linalg "
+                     "contractions): f32 (the CPU path's numerics, generic "
+                     "kernels) or bf16 (operands rounded to bf16, bf16 "
+                     "MFMAs with f32 accumulation, as PyTorch's autocast)"),
+      llvm::cl::init("f32")};
 };
 
 bool hostHasAvx512BF16();
@@ -81,6 +88,13 @@ void buildGfx950KernelPipeline(OpPassManager &pm,
 /// Inlines every call, composites (mxfp4/Dialect/MXFP4/Transforms/
 /// Composites.h) included: their bodies are their reference decompositions.
 void addCompositeInlining(OpPassManager &pm);
+
+/// bf16 GEMM precision, on tensors: rounds the operands of high-precision
+/// GEMMs to bf16 explicitly (mxfp4-round-matmul-operands; one rounding for
+/// every GEMM reading a value, fused into its producer later) and gives the
+/// MXFP4 GEMMs whose results only elementwise ops read bf16 results
+/// (mxfp4-round-gemm-results). Target-neutral: sm_90a and gfx950.
+void addBF16GemmRounding(OpPassManager &pm);
 
 /// CSE after a target's mxfp4 conversion: of everything, or in mixed mode
 /// of the kernels only (the host code is CSE'd after bufferization, which
