@@ -12,12 +12,24 @@
 
 #include "EmulatorImpl.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -89,6 +101,52 @@ static llvm::Expected<int64_t> getMemRefBytes(MemRefType type, Location loc) {
   return type.getNumElements() * elemBytes;
 }
 
+/// The translated kernels of one module, each translated once.
+class ProgramCache {
+public:
+  llvm::Expected<const Program *> get(gpu::GPUFuncOp func) {
+    auto it = programs.find(func);
+    if (it != programs.end())
+      return it->second.get();
+    llvm::Expected<std::unique_ptr<Program>> program = compileKernel(func);
+    if (!program)
+      return program.takeError();
+    const Program *result = program->get();
+    programs[func] = std::move(*program);
+    return result;
+  }
+
+private:
+  llvm::DenseMap<Operation *, std::unique_ptr<Program>> programs;
+};
+
+/// Checks grid and block sizes of a launch of `func` (errors at `where`).
+static llvm::Error checkLaunchSizes(Operation *where, gpu::GPUFuncOp func,
+                                    const int64_t grid[3],
+                                    const int64_t block[3]) {
+  for (int i = 0; i < 6; ++i) {
+    int64_t v = i < 3 ? grid[i] : block[i - 3];
+    if (v <= 0 || v > (int64_t(1) << 31))
+      return opError(where, "invalid " +
+                                llvm::Twine(i < 3 ? "grid" : "block") +
+                                " size " + llvm::Twine(v));
+  }
+  int64_t threads = block[0] * block[1] * block[2];
+  if (threads > 1024)
+    return opError(where, "workgroup of " + llvm::Twine(threads) +
+                              " threads exceeds gfx950's 1024");
+  if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize()) {
+    for (int d = 0; d < 3; ++d)
+      if ((*known)[d] != block[d])
+        return opError(where, "block size (" + llvm::Twine(block[0]) + ", " +
+                                  llvm::Twine(block[1]) + ", " +
+                                  llvm::Twine(block[2]) +
+                                  ") does not match the kernel's "
+                                  "known_block_size");
+  }
+  return llvm::Error::success();
+}
+
 class HostRunner {
 public:
   HostRunner(ModuleOp module, EmulatorStats &stats)
@@ -102,33 +160,20 @@ private:
     buffers.push_back(std::make_unique<Buffer>());
     Buffer *buffer = buffers.back().get();
     // Hardware does not zero new memory: poison it.
-    buffer->bytes.assign(bytes, 0xCD);
+    buffer->allocate(bytes, 0xCD);
     buffer->name = name.str();
     return buffer;
   }
   llvm::Error launch(gpu::LaunchFuncOp launch);
-  llvm::Expected<const Program *> getProgram(gpu::GPUFuncOp func);
 
   ModuleOp module;
   EmulatorStats &stats;
   std::vector<std::unique_ptr<Buffer>> buffers;
   llvm::DenseMap<Value, HostValue> env;
-  llvm::DenseMap<Operation *, std::unique_ptr<Program>> programs;
+  ProgramCache programs;
 };
 
 } // namespace
-
-llvm::Expected<const Program *> HostRunner::getProgram(gpu::GPUFuncOp func) {
-  auto it = programs.find(func);
-  if (it != programs.end())
-    return it->second.get();
-  llvm::Expected<std::unique_ptr<Program>> program = compileKernel(func);
-  if (!program)
-    return program.takeError();
-  const Program *result = program->get();
-  programs[func] = std::move(*program);
-  return result;
-}
 
 llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
   if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken() ||
@@ -155,25 +200,10 @@ llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
     int64_t v = static_cast<int64_t>(env.lookup(sizes[i]).bits);
     if (auto intType = dyn_cast<IntegerType>(sizes[i].getType()))
       v = signExtend(static_cast<uint64_t>(v), intType.getWidth());
-    if (v <= 0 || v > (int64_t(1) << 31))
-      return opError(launch, "invalid " +
-                                 llvm::Twine(i < 3 ? "grid" : "block") +
-                                 " size " + llvm::Twine(v));
     (i < 3 ? grid[i] : block[i - 3]) = v;
   }
-  int64_t threads = block[0] * block[1] * block[2];
-  if (threads > 1024)
-    return opError(launch, "workgroup of " + llvm::Twine(threads) +
-                               " threads exceeds gfx950's 1024");
-  if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize()) {
-    for (int d = 0; d < 3; ++d)
-      if ((*known)[d] != block[d])
-        return opError(launch, "block size (" + llvm::Twine(block[0]) + ", " +
-                                   llvm::Twine(block[1]) + ", " +
-                                   llvm::Twine(block[2]) +
-                                   ") does not match the kernel's "
-                                   "known_block_size");
-  }
+  if (llvm::Error error = checkLaunchSizes(launch, func, grid, block))
+    return error;
 
   ValueRange operands = launch.getKernelOperands();
   ArrayRef<Type> argTypes = func.getArgumentTypes();
@@ -181,7 +211,7 @@ llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
     return opError(launch, "passes " + llvm::Twine(operands.size()) +
                                " arguments to a kernel taking " +
                                llvm::Twine(argTypes.size()));
-  llvm::Expected<const Program *> program = getProgram(func);
+  llvm::Expected<const Program *> program = programs.get(func);
   if (!program)
     return program.takeError();
   std::vector<KernelArg> args;
@@ -199,7 +229,7 @@ llvm::Error HostRunner::launch(gpu::LaunchFuncOp launch) {
                        "argument " + llvm::Twine(i) + " was deallocated");
       arg.isMemRef = true;
       arg.view.buffer = value.buffer;
-      arg.view.sizeBytes = static_cast<int64_t>(value.buffer->bytes.size());
+      arg.view.sizeBytes = value.buffer->size;
     } else {
       arg.bits = value.bits;
     }
@@ -233,8 +263,8 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
                                  printed(arg.getType()) + " needs " +
                                  llvm::Twine(*size) + " bytes, got " +
                                  llvm::Twine(bytes.size()));
-      Buffer *buffer = newBuffer(*size, "argument " + std::to_string(index));
-      buffer->bytes = bytes;
+      Buffer *buffer = newBuffer(0, "argument " + std::to_string(index));
+      buffer->assign(bytes);
       env[arg] = {buffer, 0};
       continue;
     }
@@ -262,7 +292,8 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
         if (isa<MemRefType>(operand.getType())) {
           if (value.buffer->freed)
             return opError(&op, "returns a deallocated memref");
-          results.push_back(value.buffer->bytes);
+          results.emplace_back(value.buffer->data,
+                               value.buffer->data + value.buffer->size);
           continue;
         }
         int64_t size = getScalarBytes(operand.getType());
@@ -312,8 +343,8 @@ HostRunner::run(llvm::StringRef function, ArrayRef<EmulatorBuffer> arguments) {
       llvm::Expected<EmulatorBuffer> bytes = getGlobalBytes(get);
       if (!bytes)
         return bytes.takeError();
-      Buffer *buffer = newBuffer(bytes->size(), "memref.get_global");
-      buffer->bytes = std::move(*bytes);
+      Buffer *buffer = newBuffer(0, "memref.get_global");
+      buffer->assign(*bytes);
       env[get.getResult()] = {buffer, 0};
       continue;
     }
@@ -357,4 +388,146 @@ mlir::mxfp4::gfx950::emulate(ModuleOp module, llvm::StringRef function,
   EmulatorStats local;
   HostRunner runner(module, stats ? *stats : local);
   return runner.run(function, arguments);
+}
+
+//===----------------------------------------------------------------------===//
+// Single launches
+//===----------------------------------------------------------------------===//
+
+struct EmulatedKernelModule::Impl {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  ProgramCache programs;
+  llvm::StringMap<std::unique_ptr<EmulatedKernel>> kernels;
+};
+
+EmulatedKernelModule::EmulatedKernelModule(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+
+EmulatedKernelModule::~EmulatedKernelModule() = default;
+
+ModuleOp EmulatedKernelModule::getModule() { return *impl->module; }
+
+llvm::Expected<std::unique_ptr<EmulatedKernelModule>>
+EmulatedKernelModule::parse(llvm::StringRef text, llvm::StringRef bufferName) {
+  auto impl = std::make_unique<Impl>();
+  DialectRegistry registry;
+  registry.insert<amdgpu::AMDGPUDialect, arith::ArithDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  ROCDL::ROCDLDialect, scf::SCFDialect, ub::UBDialect,
+                  vector::VectorDialect>();
+  impl->context.appendDialectRegistry(registry);
+  impl->context.loadAllAvailableDialects();
+  // Collect the parser's diagnostics instead of printing them.
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&impl->context, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    if (!diagnostics.empty())
+      os << "\n";
+    os << formatLocation(diag.getLocation()) << ": " << diag.str();
+    return success();
+  });
+  ParserConfig config(&impl->context);
+  impl->module = parseSourceString<ModuleOp>(text, config, bufferName);
+  if (!impl->module)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        bufferName + ": gfx950 emulator: cannot parse the kernel module" +
+            (diagnostics.empty() ? "" : ":\n" + diagnostics));
+  return std::unique_ptr<EmulatedKernelModule>(
+      new EmulatedKernelModule(std::move(impl)));
+}
+
+llvm::Expected<const EmulatedKernel *>
+EmulatedKernelModule::getKernel(llvm::StringRef name) {
+  auto it = impl->kernels.find(name);
+  if (it != impl->kernels.end())
+    return it->second.get();
+  gpu::GPUFuncOp found;
+  int count = 0;
+  impl->module->walk([&](gpu::GPUFuncOp func) {
+    if (func.isKernel() && func.getName() == name) {
+      found = func;
+      ++count;
+    }
+  });
+  if (count == 0)
+    return makeError(impl->module->getLoc(),
+                     "no kernel named '" + name + "'");
+  if (count > 1)
+    return makeError(impl->module->getLoc(),
+                     llvm::Twine(count) + " gpu.modules have a kernel named '" +
+                         name + "'");
+  auto kernel = std::unique_ptr<EmulatedKernel>(new EmulatedKernel());
+  kernel->name = name.str();
+  kernel->func = found;
+  for (Type type : found.getArgumentTypes()) {
+    EmulatedKernelParam param;
+    param.type = type;
+    if (auto memrefType = dyn_cast<MemRefType>(type)) {
+      llvm::Expected<int64_t> size = getMemRefBytes(memrefType, found.getLoc());
+      if (!size)
+        return size.takeError();
+      param.isMemRef = true;
+      param.bytes = *size;
+    } else {
+      param.bytes = getScalarBytes(type);
+      if (param.bytes == 0)
+        return opError(found, "parameter type " + llvm::Twine(printed(type)) +
+                                  " cannot be passed to a launch");
+    }
+    kernel->params.push_back(param);
+  }
+  const EmulatedKernel *result = kernel.get();
+  impl->kernels[name] = std::move(kernel);
+  return result;
+}
+
+llvm::Error EmulatedKernelModule::launch(const EmulatedKernel &kernel,
+                                         const int64_t grid[3],
+                                         const int64_t block[3],
+                                         llvm::ArrayRef<EmulatedKernelArg> args,
+                                         EmulatorStats *stats) {
+  auto func = cast<gpu::GPUFuncOp>(kernel.func);
+  if (llvm::Error error = checkLaunchSizes(func, func, grid, block))
+    return error;
+  ArrayRef<EmulatedKernelParam> params = kernel.getParams();
+  if (args.size() != params.size())
+    return opError(func, "launched with " + llvm::Twine(args.size()) +
+                             " arguments, the kernel takes " +
+                             llvm::Twine(params.size()));
+  llvm::Expected<const Program *> program = impl->programs.get(func);
+  if (!program)
+    return program.takeError();
+  // One Buffer per memref argument, viewing the caller's memory.
+  std::vector<Buffer> views(args.size());
+  std::vector<KernelArg> kernelArgs(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!params[i].isMemRef) {
+      kernelArgs[i].bits = truncBits(args[i].bits, 8 * params[i].bytes);
+      continue;
+    }
+    if (!args[i].pointer)
+      return opError(func, "argument " + llvm::Twine(i) + " (" +
+                               printed(params[i].type) +
+                               ") is a null pointer");
+    if (args[i].bytes < params[i].bytes)
+      return opError(func, "argument " + llvm::Twine(i) + " (" +
+                               printed(params[i].type) + ", " +
+                               llvm::Twine(params[i].bytes) +
+                               " bytes) points at only " +
+                               llvm::Twine(args[i].bytes) +
+                               " bytes of memory");
+    views[i].data = static_cast<uint8_t *>(args[i].pointer);
+    views[i].size = params[i].bytes;
+    views[i].name = "argument " + std::to_string(i);
+    kernelArgs[i].isMemRef = true;
+    kernelArgs[i].view.buffer = &views[i];
+    kernelArgs[i].view.sizeBytes = params[i].bytes;
+  }
+  EmulatorStats local;
+  EmulatorStats &counters = stats ? *stats : local;
+  ++counters.launches;
+  return runKernel(**program, kernelArgs, grid, block, counters);
 }

@@ -151,11 +151,11 @@ Executor::Executor(const Program &program, ArrayRef<KernelArg> args,
   for (int32_t slot : program.ldsSlots) {
     auto buffer = std::make_unique<Buffer>();
     const MemRefInfo &info = slotInfo(slot).mem;
-    buffer->bytes.resize(info.numElements * info.elemBytes);
+    buffer->allocate(info.numElements * info.elemBytes, 0xCD);
     buffer->name = "LDS";
     MemView &view = views[slot];
     view.buffer = buffer.get();
-    view.sizeBytes = static_cast<int64_t>(buffer->bytes.size());
+    view.sizeBytes = buffer->size;
     ldsBuffers.push_back(std::move(buffer));
   }
 }
@@ -172,7 +172,7 @@ llvm::Error Executor::run() {
         // LDS is not zeroed on hardware: poison it so that reads of
         // never-written bytes show up.
         for (auto &buffer : ldsBuffers)
-          std::fill(buffer->bytes.begin(), buffer->bytes.end(), 0xCD);
+          std::fill(buffer->data, buffer->data + buffer->size, 0xCD);
         if (llvm::Error error = runBlock(0, full))
           return error;
         ++stats.workgroups;
@@ -202,7 +202,7 @@ llvm::Expected<Access> Executor::checkAccess(const Instr &instr, int32_t slot,
     return threadError(instr, t, "access to deallocated memory");
   // Comparisons are arranged so that no sum can overflow.
   int64_t allocation =
-      static_cast<int64_t>(view.buffer->bytes.size()) - view.byteOffset;
+      view.buffer->size - view.byteOffset;
   if (view.boundsChecked) {
     // Buffer offsets are unsigned: negative ones are out of range too.
     if (offset < 0 || offset > view.validBytes - bytes)
@@ -1086,10 +1086,10 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
     bool wholeInBounds =
         !masked && view.buffer && !view.buffer->freed && offset >= 0 &&
         offset <= limit - n * eb &&
-        offset <= static_cast<int64_t>(view.buffer->bytes.size()) -
+        offset <= view.buffer->size -
                       view.byteOffset - n * eb;
     if (wholeInBounds) {
-      const uint8_t *p = view.buffer->bytes.data() + view.byteOffset + offset;
+      const uint8_t *p = view.buffer->data + view.byteOffset + offset;
       for (int64_t e = 0; e < n; ++e)
         d[e] = truncBits(readBytes(p + e * eb, eb), bits);
       continue;
@@ -1107,7 +1107,7 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
         d[e] = 0;
         continue;
       }
-      d[e] = truncBits(readBytes(view.buffer->bytes.data() + view.byteOffset +
+      d[e] = truncBits(readBytes(view.buffer->data + view.byteOffset +
                                      offset + e * eb,
                                  eb),
                        bits);
@@ -1142,7 +1142,7 @@ llvm::Error Executor::execStore(const Instr &instr, const Mask &mask,
         return access.takeError();
       if (*access == Access::Dropped)
         continue;
-      writeBytes(view.buffer->bytes.data() + view.byteOffset + offset + e * eb,
+      writeBytes(view.buffer->data + view.byteOffset + offset + e * eb,
                  v[e], eb);
     }
   }
@@ -1353,7 +1353,7 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
       int64_t t = first + lane;
       int64_t offset = byteOffset(srcSlot, srcIndices, numSrc, t);
       uint8_t *out =
-          dst.buffer->bytes.data() + dst.byteOffset + base + lane * slotBytes;
+          dst.buffer->data + dst.byteOffset + base + lane * slotBytes;
       std::fill(out, out + slotBytes, 0);
       for (int64_t g = 0; g < bytes; g += granule) {
         llvm::Expected<Access> access =
@@ -1363,7 +1363,7 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
         if (*access == Access::Dropped)
           continue;
         const uint8_t *in =
-            src.buffer->bytes.data() + src.byteOffset + offset + g;
+            src.buffer->data + src.byteOffset + offset + g;
         std::copy(in, in + granule, out + g);
       }
     }

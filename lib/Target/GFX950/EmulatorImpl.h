@@ -319,11 +319,31 @@ llvm::Expected<std::unique_ptr<Program>> compileKernel(gpu::GPUFuncOp func);
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// A byte buffer (host allocation, argument or LDS).
+/// A byte range the kernels address: a view of caller-owned memory (a
+/// launchKernel argument), or of `storage` where the emulator owns it (host
+/// function allocations and arguments, globals, LDS).
 struct Buffer {
-  std::vector<uint8_t> bytes;
+  uint8_t *data = nullptr;
+  int64_t size = 0;
+  std::vector<uint8_t> storage;
   std::string name;
   bool freed = false;
+
+  /// Makes this buffer own `bytes` bytes filled with `fill`.
+  void allocate(int64_t bytes, uint8_t fill) {
+    storage.assign(static_cast<size_t>(bytes), fill);
+    data = storage.data();
+    size = bytes;
+  }
+  /// Makes this buffer own a copy of `bytes`.
+  void assign(llvm::ArrayRef<uint8_t> bytes) {
+    storage.assign(bytes.begin(), bytes.end());
+    data = storage.data();
+    size = static_cast<int64_t>(storage.size());
+  }
+  llvm::ArrayRef<uint8_t> bytes() const {
+    return llvm::ArrayRef<uint8_t>(data, static_cast<size_t>(size));
+  }
 };
 
 /// The run-time value of a memref slot: a byte range of a buffer.

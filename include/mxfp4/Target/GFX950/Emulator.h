@@ -74,6 +74,8 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace mlir::mxfp4::gfx950 {
@@ -103,6 +105,82 @@ llvm::Expected<std::vector<EmulatorBuffer>>
 emulate(ModuleOp module, llvm::StringRef function,
         llvm::ArrayRef<EmulatorBuffer> arguments,
         EmulatorStats *stats = nullptr);
+
+//===----------------------------------------------------------------------===//
+// Single launches over caller-owned memory
+//===----------------------------------------------------------------------===//
+
+/// One parameter of a kernel (`gpu.func` argument), as a launcher passes it.
+struct EmulatedKernelParam {
+  /// A memref (passed as a pointer to its memory) or a scalar.
+  bool isMemRef = false;
+  /// memref: the byte size of its static type (the bytes the kernel may
+  /// address); scalar: its width in bytes (i32/f32 4, i64/index 8, ...).
+  int64_t bytes = 0;
+  mlir::Type type;
+};
+
+/// One argument of a launch: for a memref, `pointer` to its first byte and
+/// `bytes` addressable from there (at least the parameter's `bytes`: the
+/// kernel sees exactly the memref type's size; the memory stays the
+/// caller's, nothing is copied); for a scalar, its bits (little-endian,
+/// zero-extended) in `bits`.
+struct EmulatedKernelArg {
+  void *pointer = nullptr;
+  int64_t bytes = 0;
+  uint64_t bits = 0;
+};
+
+class EmulatedKernelModule;
+
+/// A kernel of an EmulatedKernelModule (owned by it).
+class EmulatedKernel {
+public:
+  llvm::StringRef getName() const { return name; }
+  llvm::ArrayRef<EmulatedKernelParam> getParams() const { return params; }
+
+private:
+  friend class EmulatedKernelModule;
+  EmulatedKernel() = default;
+  std::string name;
+  std::vector<EmulatedKernelParam> params;
+  mlir::Operation *func = nullptr;
+};
+
+/// A parsed kernel module (the text `mxfp4-run compile --target=gfx950`
+/// writes as kernels.mlir: host functions plus `gpu.module`s) whose kernels
+/// are launched one at a time on memory the caller owns: what a HIP-like
+/// driver needs (lib/Target/GFX950/EmulatedHip.cpp). Kernels are translated
+/// on their first launch and kept. Not thread-safe.
+class EmulatedKernelModule {
+public:
+  ~EmulatedKernelModule();
+
+  /// Parses `text` (errors located in `bufferName`) in a context of its own.
+  static llvm::Expected<std::unique_ptr<EmulatedKernelModule>>
+  parse(llvm::StringRef text, llvm::StringRef bufferName = "<kernel image>");
+
+  /// Returns the `gpu.func` kernel named `name` in any `gpu.module`, or an
+  /// error if there is none or more than one (or a parameter has a type a
+  /// launcher cannot pass).
+  llvm::Expected<const EmulatedKernel *> getKernel(llvm::StringRef name);
+
+  /// Runs `kernel` on grid `grid` (workgroups) of `block` threads with one
+  /// argument per parameter. Errors (sizes, argument sizes, unsupported ops,
+  /// out-of-bounds accesses) are located at the kernel's ops; memory already
+  /// written stays written.
+  llvm::Error launch(const EmulatedKernel &kernel, const int64_t grid[3],
+                     const int64_t block[3],
+                     llvm::ArrayRef<EmulatedKernelArg> args,
+                     EmulatorStats *stats = nullptr);
+
+  ModuleOp getModule();
+
+private:
+  struct Impl;
+  explicit EmulatedKernelModule(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace mlir::mxfp4::gfx950
 
