@@ -112,8 +112,7 @@ uint64_t getTotalBytes() {
 }
 
 /// Returns the allocation holding [pointer, pointer + bytes), or null.
-const Allocation *findAllocation(State &s, const void *pointer,
-                                 size_t bytes) {
+const Allocation *findAllocation(State &s, const void *pointer, size_t bytes) {
   auto address = reinterpret_cast<uintptr_t>(pointer);
   auto it = s.allocations.upper_bound(address);
   if (it == s.allocations.begin())
@@ -136,8 +135,7 @@ int copy(State &s, void *to, const void *from, size_t bytes, bool toDevice,
   if (bytes == 0)
     return hipSuccess;
   if (!to || !from)
-    return fail(s, hipErrorInvalidValue,
-                llvm::Twine(name) + ": null pointer");
+    return fail(s, hipErrorInvalidValue, llvm::Twine(name) + ": null pointer");
   if (toDevice && !findAllocation(s, to, bytes))
     return fail(s, hipErrorInvalidValue,
                 llvm::Twine(name) + ": " + llvm::Twine(bytes) +
@@ -312,8 +310,7 @@ int hipModuleGetFunction(void **function, void *module, const char *name) {
   std::lock_guard<std::mutex> lock(s.mutex);
   auto *loaded = static_cast<Module *>(module);
   if (!function || !name || !s.modules.count(loaded))
-    return fail(s, hipErrorInvalidValue,
-                "hipModuleGetFunction: bad arguments");
+    return fail(s, hipErrorInvalidValue, "hipModuleGetFunction: bad arguments");
   auto it = loaded->functions.find(name);
   if (it != loaded->functions.end()) {
     *function = it->second.get();
@@ -330,8 +327,8 @@ int hipModuleGetFunction(void **function, void *module, const char *name) {
   return hipSuccess;
 }
 
-int hipModuleLaunchKernel(void *function, unsigned gx, unsigned gy,
-                          unsigned gz, unsigned bx, unsigned by, unsigned bz,
+int hipModuleLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                          unsigned bx, unsigned by, unsigned bz,
                           unsigned sharedBytes, void *stream,
                           void **kernelParams, void **extra) {
   State &s = state();
@@ -367,8 +364,7 @@ int hipModuleLaunchKernel(void *function, unsigned gx, unsigned gy,
                       "] of kernel '" + kernel.getName() + "' is null");
     if (!params[i].isMemRef) {
       uint64_t bits = 0;
-      std::memcpy(&bits, kernelParams[i],
-                  static_cast<size_t>(params[i].bytes));
+      std::memcpy(&bits, kernelParams[i], static_cast<size_t>(params[i].bytes));
       args[i].bits = bits;
       continue;
     }

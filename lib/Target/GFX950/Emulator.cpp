@@ -127,8 +127,7 @@ static llvm::Error checkLaunchSizes(Operation *where, gpu::GPUFuncOp func,
   for (int i = 0; i < 6; ++i) {
     int64_t v = i < 3 ? grid[i] : block[i - 3];
     if (v <= 0 || v > (int64_t(1) << 31))
-      return opError(where, "invalid " +
-                                llvm::Twine(i < 3 ? "grid" : "block") +
+      return opError(where, "invalid " + llvm::Twine(i < 3 ? "grid" : "block") +
                                 " size " + llvm::Twine(v));
   }
   int64_t threads = block[0] * block[1] * block[2];
@@ -453,8 +452,7 @@ EmulatedKernelModule::getKernel(llvm::StringRef name) {
     }
   });
   if (count == 0)
-    return makeError(impl->module->getLoc(),
-                     "no kernel named '" + name + "'");
+    return makeError(impl->module->getLoc(), "no kernel named '" + name + "'");
   if (count > 1)
     return makeError(impl->module->getLoc(),
                      llvm::Twine(count) + " gpu.modules have a kernel named '" +
@@ -510,15 +508,13 @@ llvm::Error EmulatedKernelModule::launch(const EmulatedKernel &kernel,
     }
     if (!args[i].pointer)
       return opError(func, "argument " + llvm::Twine(i) + " (" +
-                               printed(params[i].type) +
-                               ") is a null pointer");
+                               printed(params[i].type) + ") is a null pointer");
     if (args[i].bytes < params[i].bytes)
       return opError(func, "argument " + llvm::Twine(i) + " (" +
                                printed(params[i].type) + ", " +
                                llvm::Twine(params[i].bytes) +
                                " bytes) points at only " +
-                               llvm::Twine(args[i].bytes) +
-                               " bytes of memory");
+                               llvm::Twine(args[i].bytes) + " bytes of memory");
     views[i].data = static_cast<uint8_t *>(args[i].pointer);
     views[i].size = params[i].bytes;
     views[i].name = "argument " + std::to_string(i);

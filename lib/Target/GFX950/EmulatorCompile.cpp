@@ -357,6 +357,13 @@ llvm::Error Compiler::compileOp(Operation *op, int32_t target) {
     return emit(Opc::Barrier, {});
   if (isa<amdgpu::SchedBarrierOp, amdgpu::MemoryCounterWaitOp>(op))
     return emit(Opc::NoOp, {});
+  if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+    if (info(shuffle.getValue()).kind == ElemKind::MemRef)
+      return opError(op, "cannot shuffle a memref");
+    return emit(Opc::Shuffle,
+                {shuffle.getValue(), shuffle.getOffset(), shuffle.getWidth()},
+                static_cast<int>(shuffle.getMode()));
+  }
 
   // Constants.
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
@@ -1004,6 +1011,34 @@ llvm::Error Compiler::compileAMDGPU(Operation *op, int32_t target,
     // -1 marks a scalar scale (the unsigned attribute must not absorb it).
     instr->imm0 = vectorA ? static_cast<int64_t>(mfma.getScalesIdxA()) : -1;
     instr->imm1 = vectorB ? static_cast<int64_t>(mfma.getScalesIdxB()) : -1;
+    program->blocks[target].instrs.push_back(std::move(*instr));
+    return llvm::Error::success();
+  }
+
+  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
+    auto isBf16 = [](Type t) { return t.isBF16(); };
+    std::optional<Bf16MfmaShape> shape =
+        getBf16MfmaShape(mfma.getM(), mfma.getN(), mfma.getK());
+    if (!shape || !isVectorOf(mfma.getSourceA().getType(), 8, isBf16) ||
+        !isVectorOf(mfma.getSourceB().getType(), 8, isBf16))
+      return opError(op, "only the bf16 MFMAs 16x16x32 and 32x32x16 with "
+                         "vector<8xbf16> operands are supported");
+    Bf16MfmaGeometry geometry = getGeometry(*shape);
+    if (!isVectorOf(mfma.getDestC().getType(), geometry.accRegisters,
+                    [](Type t) { return t.isF32(); }))
+      return opError(op, "unexpected accumulator type");
+    if (mfma.getBlocks() != 1 || mfma.getCbsz() != 0 || mfma.getAbid() != 0 ||
+        mfma.getBlgp() != amdgpu::MFMAPermB::none ||
+        mfma.getReducePrecision() || mfma.getNegateA() || mfma.getNegateB() ||
+        mfma.getNegateC())
+      return opError(op, "blocks, cbsz, abid, blgp, reducePrecision and "
+                         "negation are not supported");
+    llvm::Expected<Instr> instr = makeInstr(
+        Opc::Mfma, op,
+        ValueRange{mfma.getSourceA(), mfma.getSourceB(), mfma.getDestC()});
+    if (!instr)
+      return instr.takeError();
+    instr->sub = static_cast<int>(*shape);
     program->blocks[target].instrs.push_back(std::move(*instr));
     return llvm::Error::success();
   }

@@ -104,6 +104,8 @@ private:
                                   bool insert);
   void execReduction(const Instr &instr);
   llvm::Error execScaledMfma(const Instr &instr, const Mask &mask);
+  llvm::Error execMfma(const Instr &instr, const Mask &mask);
+  llvm::Error execShuffle(const Instr &instr, const Mask &mask);
   llvm::Error execGatherToLds(const Instr &instr, const Mask &mask);
   /// Counts active threads of wave `wave`; errors if only part of it is.
   llvm::Expected<int64_t> checkWave(const Instr &instr, const Mask &mask,
@@ -201,8 +203,7 @@ llvm::Expected<Access> Executor::checkAccess(const Instr &instr, int32_t slot,
   if (view.buffer->freed)
     return threadError(instr, t, "access to deallocated memory");
   // Comparisons are arranged so that no sum can overflow.
-  int64_t allocation =
-      view.buffer->size - view.byteOffset;
+  int64_t allocation = view.buffer->size - view.byteOffset;
   if (view.boundsChecked) {
     // Buffer offsets are unsigned: negative ones are out of range too.
     if (offset < 0 || offset > view.validBytes - bytes)
@@ -746,6 +747,10 @@ llvm::Error Executor::exec(const Instr &instr, const Mask &mask) {
     return execIf(instr, mask);
   case Opc::ScaledMfma:
     return execScaledMfma(instr, mask);
+  case Opc::Mfma:
+    return execMfma(instr, mask);
+  case Opc::Shuffle:
+    return execShuffle(instr, mask);
   case Opc::GatherToLds:
     return execGatherToLds(instr, mask);
   case Opc::PackedScaledTrunc: {
@@ -1083,11 +1088,9 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
     int64_t offset = byteOffset(memSlot, indices, numIndices, t);
     uint64_t *d = out + t * n;
     int64_t limit = view.boundsChecked ? view.validBytes : view.sizeBytes;
-    bool wholeInBounds =
-        !masked && view.buffer && !view.buffer->freed && offset >= 0 &&
-        offset <= limit - n * eb &&
-        offset <= view.buffer->size -
-                      view.byteOffset - n * eb;
+    bool wholeInBounds = !masked && view.buffer && !view.buffer->freed &&
+                         offset >= 0 && offset <= limit - n * eb &&
+                         offset <= view.buffer->size - view.byteOffset - n * eb;
     if (wholeInBounds) {
       const uint8_t *p = view.buffer->data + view.byteOffset + offset;
       for (int64_t e = 0; e < n; ++e)
@@ -1107,10 +1110,9 @@ llvm::Error Executor::execLoad(const Instr &instr, const Mask &mask,
         d[e] = 0;
         continue;
       }
-      d[e] = truncBits(readBytes(view.buffer->data + view.byteOffset +
-                                     offset + e * eb,
-                                 eb),
-                       bits);
+      d[e] = truncBits(
+          readBytes(view.buffer->data + view.byteOffset + offset + e * eb, eb),
+          bits);
     }
   }
   return llvm::Error::success();
@@ -1142,8 +1144,8 @@ llvm::Error Executor::execStore(const Instr &instr, const Mask &mask,
         return access.takeError();
       if (*access == Access::Dropped)
         continue;
-      writeBytes(view.buffer->data + view.byteOffset + offset + e * eb,
-                 v[e], eb);
+      writeBytes(view.buffer->data + view.byteOffset + offset + e * eb, v[e],
+                 eb);
     }
   }
   return llvm::Error::success();
@@ -1323,6 +1325,95 @@ llvm::Error Executor::execScaledMfma(const Instr &instr, const Mask &mask) {
   return llvm::Error::success();
 }
 
+llvm::Error Executor::execMfma(const Instr &instr, const Mask &mask) {
+  auto shape = static_cast<Bf16MfmaShape>(instr.sub);
+  Bf16MfmaGeometry g = getGeometry(shape);
+  int64_t regs = g.accRegisters, n = g.elementsPerLane;
+  const uint64_t *a = data(instr.in[0]), *b = data(instr.in[1]),
+                 *c = data(instr.in[2]);
+  uint64_t *d = data(instr.out[0]);
+  uint16_t aBits[kWaveSize * 8], bBits[kWaveSize * 8];
+  uint32_t acc[kWaveSize * 16];
+  int64_t waves = (threads + kWaveSize - 1) / kWaveSize;
+  for (int64_t wave = 0; wave < waves; ++wave) {
+    llvm::Expected<int64_t> active = checkWave(instr, mask, wave);
+    if (!active)
+      return active.takeError();
+    if (*active == 0)
+      continue;
+    for (int64_t lane = 0; lane < kWaveSize; ++lane) {
+      int64_t t = wave * kWaveSize + lane;
+      for (int64_t e = 0; e < n; ++e) {
+        aBits[lane * n + e] = static_cast<uint16_t>(a[t * n + e]);
+        bBits[lane * n + e] = static_cast<uint16_t>(b[t * n + e]);
+      }
+      for (int64_t r = 0; r < regs; ++r)
+        acc[lane * regs + r] = static_cast<uint32_t>(c[t * regs + r]);
+    }
+    computeBf16Mfma(shape, aBits, bBits, acc);
+    for (int64_t lane = 0; lane < kWaveSize; ++lane) {
+      int64_t t = wave * kWaveSize + lane;
+      for (int64_t r = 0; r < regs; ++r)
+        d[t * regs + r] = acc[lane * regs + r];
+    }
+    ++stats.mfmas;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::execShuffle(const Instr &instr, const Mask &mask) {
+  // What convert-gpu-to-rocdl emits (ds_bpermute): with l the lane in the
+  // wave, end = (l + width) & -width and dst by mode (l ^ offset,
+  // l + offset, l - offset, offset), valid = dst < end (signed i32), and the
+  // value comes from lane (valid ? dst : l) mod 64 of the same wave.
+  auto mode = static_cast<gpu::ShuffleMode>(instr.sub);
+  int64_t n = elems(instr.in[0]);
+  const uint64_t *value = data(instr.in[0]);
+  const uint64_t *offsets = data(instr.in[1]), *widths = data(instr.in[2]);
+  uint64_t *result = data(instr.out[0]), *valid = data(instr.out[1]);
+  // Results go to a copy: the value slot may be the result slot's source
+  // for other lanes.
+  std::vector<uint64_t> out(values[instr.out[0]]);
+  for (int64_t t = 0; t < threads; ++t) {
+    if (!isActive(mask, t))
+      continue;
+    auto lane = static_cast<int32_t>(t % kWaveSize);
+    auto offset = static_cast<uint32_t>(offsets[t]);
+    auto width = static_cast<uint32_t>(widths[t]);
+    auto end = static_cast<int32_t>((uint32_t(lane) + width) & (0u - width));
+    uint32_t dst = 0;
+    switch (mode) {
+    case gpu::ShuffleMode::XOR:
+      dst = uint32_t(lane) ^ offset;
+      break;
+    case gpu::ShuffleMode::DOWN:
+      dst = uint32_t(lane) + offset;
+      break;
+    case gpu::ShuffleMode::UP:
+      dst = uint32_t(lane) - offset;
+      break;
+    case gpu::ShuffleMode::IDX:
+      dst = offset;
+      break;
+    }
+    bool ok = static_cast<int32_t>(dst) < end;
+    int64_t source =
+        (t - lane) + ((ok ? dst : static_cast<uint32_t>(lane)) % kWaveSize);
+    if (source >= threads || !isActive(mask, source))
+      return threadError(instr, t,
+                         "gpu.shuffle reads lane " +
+                             llvm::Twine(source % kWaveSize) +
+                             ", which is not executing it");
+    std::copy(value + source * n, value + (source + 1) * n,
+              out.begin() + t * n);
+    valid[t] = ok;
+  }
+  for (int64_t t = 0; t < threads; ++t)
+    if (isActive(mask, t))
+      std::copy(out.begin() + t * n, out.begin() + (t + 1) * n, result + t * n);
+  return llvm::Error::success();
+}
+
 llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
   int32_t srcSlot = instr.in[0];
   int64_t numSrc = instr.imm0;
@@ -1362,8 +1453,7 @@ llvm::Error Executor::execGatherToLds(const Instr &instr, const Mask &mask) {
           return access.takeError();
         if (*access == Access::Dropped)
           continue;
-        const uint8_t *in =
-            src.buffer->data + src.byteOffset + offset + g;
+        const uint8_t *in = src.buffer->data + src.byteOffset + offset + g;
         std::copy(in, in + granule, out + g);
       }
     }

@@ -119,6 +119,13 @@ void computeScaledMfma(MfmaShape shape, const uint8_t *aCodes,
                        const uint8_t *bCodes, const uint8_t *aScales,
                        const uint8_t *bScales, uint32_t *acc);
 
+/// Computes one bf16 x bf16 -> f32 MFMA of a wave. `a`/`b` are the 64 lanes'
+/// 8 bf16 bit patterns each (lane-major), `acc` the 64 lanes' accumulators as
+/// f32 bits (lane-major, accRegisters each) and receives D (Emulator.h has
+/// the accumulation order).
+void computeBf16Mfma(Bf16MfmaShape shape, const uint16_t *a, const uint16_t *b,
+                     uint32_t *acc);
+
 //===----------------------------------------------------------------------===//
 // Programs
 //===----------------------------------------------------------------------===//
@@ -184,6 +191,8 @@ enum class Opc : uint8_t {
   For,
   If,
   ScaledMfma,
+  Mfma,
+  Shuffle,
   GatherToLds,
   PackedScaledTrunc,
   ScaledExtPacked,

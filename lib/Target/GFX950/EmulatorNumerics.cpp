@@ -236,3 +236,31 @@ void emu::computeScaledMfma(MfmaShape shape, const uint8_t *aCodes,
     }
   }
 }
+
+void emu::computeBf16Mfma(Bf16MfmaShape shape, const uint16_t *a,
+                          const uint16_t *b, uint32_t *acc) {
+  Bf16MfmaGeometry g = getGeometry(shape);
+  // [row][k] values of A (m x k) and B (n x k), exact in f32.
+  float x[32 * 32], y[32 * 32];
+  for (int64_t lane = 0; lane < kWaveSize; ++lane) {
+    for (int64_t e = 0; e < g.elementsPerLane; ++e) {
+      Bf16OperandSlot slot = getBf16OperandSlot(shape, lane, e);
+      uint16_t av = a[lane * g.elementsPerLane + e];
+      uint16_t bv = b[lane * g.elementsPerLane + e];
+      x[slot.row * g.k + slot.k] = bitsToFloat(uint32_t(av) << 16);
+      y[slot.row * g.k + slot.k] = bitsToFloat(uint32_t(bv) << 16);
+    }
+  }
+  for (int64_t i = 0; i < g.m; ++i) {
+    for (int64_t j = 0; j < g.n; ++j) {
+      AccumulatorLocation loc = getBf16AccumulatorLocation(shape, i, j);
+      uint32_t &slot = acc[loc.lane * g.accRegisters + loc.reg];
+      float d = bitsToFloat(slot);
+      // Each product exact, added with one f32 rounding: a fused
+      // multiply-add per K step, in increasing K order.
+      for (int64_t k = 0; k < g.k; ++k)
+        d = std::fma(x[i * g.k + k], y[j * g.k + k], d);
+      slot = floatBits(d);
+    }
+  }
+}

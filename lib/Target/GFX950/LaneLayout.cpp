@@ -228,3 +228,59 @@ mlir::mxfp4::gfx950::unshuffleScales(MfmaShape shape, int64_t rows,
           shuffled[getShuffledScaleOffset(shape, rows, kBlocks, row, kBlock)];
   return natural;
 }
+
+//===----------------------------------------------------------------------===//
+// bf16 MFMAs
+//===----------------------------------------------------------------------===//
+
+Bf16MfmaGeometry mlir::mxfp4::gfx950::getGeometry(Bf16MfmaShape shape) {
+  switch (shape) {
+  case Bf16MfmaShape::m16n16k32:
+    return {16, 16, 32, 4, kBf16MfmaElementsPerLane};
+  case Bf16MfmaShape::m32n32k16:
+    return {32, 32, 16, 16, kBf16MfmaElementsPerLane};
+  }
+  llvm_unreachable("unknown Bf16MfmaShape");
+}
+
+std::optional<Bf16MfmaShape>
+mlir::mxfp4::gfx950::getBf16MfmaShape(int64_t m, int64_t n, int64_t k) {
+  if (m == 16 && n == 16 && k == 32)
+    return Bf16MfmaShape::m16n16k32;
+  if (m == 32 && n == 32 && k == 16)
+    return Bf16MfmaShape::m32n32k16;
+  return std::nullopt;
+}
+
+Bf16OperandSlot mlir::mxfp4::gfx950::getBf16OperandSlot(Bf16MfmaShape shape,
+                                                        int64_t lane,
+                                                        int64_t element) {
+  int64_t m = getGeometry(shape).m;
+  return {lane % m, kBf16MfmaElementsPerLane * (lane / m) + element};
+}
+
+Bf16OperandLocation
+mlir::mxfp4::gfx950::getBf16OperandLocation(Bf16MfmaShape shape, int64_t row,
+                                            int64_t k) {
+  int64_t m = getGeometry(shape).m;
+  return {(k / kBf16MfmaElementsPerLane) * m + row,
+          k % kBf16MfmaElementsPerLane};
+}
+
+/// The FP4 shape with the same accumulator tile.
+static MfmaShape getSameAccumulators(Bf16MfmaShape shape) {
+  return shape == Bf16MfmaShape::m16n16k32 ? MfmaShape::m16n16k128
+                                           : MfmaShape::m32n32k64;
+}
+
+AccumulatorSlot mlir::mxfp4::gfx950::getBf16AccumulatorSlot(Bf16MfmaShape shape,
+                                                            int64_t lane,
+                                                            int64_t reg) {
+  return getAccumulatorSlot(getSameAccumulators(shape), lane, reg);
+}
+
+AccumulatorLocation
+mlir::mxfp4::gfx950::getBf16AccumulatorLocation(Bf16MfmaShape shape,
+                                                int64_t row, int64_t col) {
+  return getAccumulatorLocation(getSameAccumulators(shape), row, col);
+}

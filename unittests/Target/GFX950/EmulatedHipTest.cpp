@@ -250,8 +250,7 @@ TEST_F(EmulatedHipTest, ErrorsHaveCodesAndMessages) {
   void *module = nullptr;
   EXPECT_EQ(hipModuleLoadData(&module, "module { func.func @f( }"), 200);
   EXPECT_STREQ(hipGetErrorName(200), "hipErrorInvalidImage");
-  EXPECT_NE(message().find("cannot parse the kernel module"),
-            std::string::npos)
+  EXPECT_NE(message().find("cannot parse the kernel module"), std::string::npos)
       << message();
   EXPECT_NE(message().find("kernels.mlir:1:"), std::string::npos) << message();
   EXPECT_EQ(hipModuleLoadData(&module, "\x7f"

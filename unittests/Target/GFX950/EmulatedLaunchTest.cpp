@@ -135,8 +135,7 @@ TEST(EmulatedLaunchTest, ErrorsAreLocated) {
   int64_t bigBlock[3] = {64, 32, 1};
   args.resize(3);
   message = llvm::toString((*module)->launch(**axpy, grid, bigBlock, args));
-  EXPECT_NE(message.find("2048 threads exceeds"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("2048 threads exceeds"), std::string::npos) << message;
 
   auto oob = (*module)->getKernel("oob");
   ASSERT_TRUE(static_cast<bool>(oob));

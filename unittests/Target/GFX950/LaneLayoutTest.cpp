@@ -374,4 +374,109 @@ TEST(LaneLayout, ShuffleRejectsBadInput) {
             std::string::npos);
 }
 
+//===----------------------------------------------------------------------===//
+// bf16 MFMAs
+//===----------------------------------------------------------------------===//
+
+TEST(LaneLayout, Bf16Geometry) {
+  Bf16MfmaGeometry g16 = getGeometry(Bf16MfmaShape::m16n16k32);
+  EXPECT_EQ(g16.m, 16);
+  EXPECT_EQ(g16.n, 16);
+  EXPECT_EQ(g16.k, 32);
+  EXPECT_EQ(g16.accRegisters, 4);
+  EXPECT_EQ(g16.elementsPerLane, 8);
+  Bf16MfmaGeometry g32 = getGeometry(Bf16MfmaShape::m32n32k16);
+  EXPECT_EQ(g32.m, 32);
+  EXPECT_EQ(g32.n, 32);
+  EXPECT_EQ(g32.k, 16);
+  EXPECT_EQ(g32.accRegisters, 16);
+  EXPECT_EQ(g32.elementsPerLane, 8);
+  EXPECT_EQ(getBf16MfmaShape(16, 16, 32), Bf16MfmaShape::m16n16k32);
+  EXPECT_EQ(getBf16MfmaShape(32, 32, 16), Bf16MfmaShape::m32n32k16);
+  EXPECT_FALSE(getBf16MfmaShape(16, 16, 16).has_value());
+  EXPECT_FALSE(getBf16MfmaShape(32, 32, 8).has_value());
+}
+
+TEST(LaneLayout, Bf16Operand16x16x32Table) {
+  // v_mfma_f32_16x16x32_bf16: lane l supplies row l % 16, K elements
+  // 8 * (l / 16) .. +7 (lanes 0-15 K 0..7, 16-31 K 8..15, 32-47 K 16..23,
+  // 48-63 K 24..31).
+  auto s = getBf16OperandSlot(Bf16MfmaShape::m16n16k32, 37, 3);
+  EXPECT_EQ(s.row, 5);
+  EXPECT_EQ(s.k, 19);
+  s = getBf16OperandSlot(Bf16MfmaShape::m16n16k32, 15, 7);
+  EXPECT_EQ(s.row, 15);
+  EXPECT_EQ(s.k, 7);
+  s = getBf16OperandSlot(Bf16MfmaShape::m16n16k32, 48, 0);
+  EXPECT_EQ(s.row, 0);
+  EXPECT_EQ(s.k, 24);
+  s = getBf16OperandSlot(Bf16MfmaShape::m16n16k32, 63, 7);
+  EXPECT_EQ(s.row, 15);
+  EXPECT_EQ(s.k, 31);
+  auto loc = getBf16OperandLocation(Bf16MfmaShape::m16n16k32, 5, 19);
+  EXPECT_EQ(loc.lane, 37);
+  EXPECT_EQ(loc.element, 3);
+}
+
+TEST(LaneLayout, Bf16Operand32x32x16Table) {
+  // v_mfma_f32_32x32x16_bf16: row l % 32, K elements 8 * (l / 32) .. +7.
+  auto s = getBf16OperandSlot(Bf16MfmaShape::m32n32k16, 37, 2);
+  EXPECT_EQ(s.row, 5);
+  EXPECT_EQ(s.k, 10);
+  s = getBf16OperandSlot(Bf16MfmaShape::m32n32k16, 31, 7);
+  EXPECT_EQ(s.row, 31);
+  EXPECT_EQ(s.k, 7);
+  s = getBf16OperandSlot(Bf16MfmaShape::m32n32k16, 63, 7);
+  EXPECT_EQ(s.row, 31);
+  EXPECT_EQ(s.k, 15);
+  auto loc = getBf16OperandLocation(Bf16MfmaShape::m32n32k16, 5, 10);
+  EXPECT_EQ(loc.lane, 37);
+  EXPECT_EQ(loc.element, 2);
+}
+
+TEST(LaneLayout, Bf16Accumulators) {
+  // 16x16x32: column l % 16, row 4 * (l / 16) + reg.
+  auto c = getBf16AccumulatorSlot(Bf16MfmaShape::m16n16k32, 37, 2);
+  EXPECT_EQ(c.row, 10);
+  EXPECT_EQ(c.col, 5);
+  // 32x32x16: column l % 32, row 8 * (reg / 4) + 4 * (l / 32) + reg % 4.
+  c = getBf16AccumulatorSlot(Bf16MfmaShape::m32n32k16, 37, 5);
+  EXPECT_EQ(c.row, 13);
+  EXPECT_EQ(c.col, 5);
+  c = getBf16AccumulatorSlot(Bf16MfmaShape::m32n32k16, 63, 15);
+  EXPECT_EQ(c.row, 31);
+  EXPECT_EQ(c.col, 31);
+  auto loc = getBf16AccumulatorLocation(Bf16MfmaShape::m32n32k16, 13, 5);
+  EXPECT_EQ(loc.lane, 37);
+  EXPECT_EQ(loc.reg, 5);
+}
+
+TEST(LaneLayout, Bf16LayoutsCoverTilesOnce) {
+  for (Bf16MfmaShape shape :
+       {Bf16MfmaShape::m16n16k32, Bf16MfmaShape::m32n32k16}) {
+    Bf16MfmaGeometry g = getGeometry(shape);
+    std::set<std::pair<int64_t, int64_t>> operands, accumulators;
+    for (int64_t lane = 0; lane < kWaveSize; ++lane) {
+      for (int64_t e = 0; e < g.elementsPerLane; ++e) {
+        Bf16OperandSlot s = getBf16OperandSlot(shape, lane, e);
+        ASSERT_LT(s.row, g.m);
+        ASSERT_LT(s.k, g.k);
+        operands.insert({s.row, s.k});
+        Bf16OperandLocation l = getBf16OperandLocation(shape, s.row, s.k);
+        EXPECT_EQ(l.lane, lane);
+        EXPECT_EQ(l.element, e);
+      }
+      for (int64_t r = 0; r < g.accRegisters; ++r) {
+        AccumulatorSlot s = getBf16AccumulatorSlot(shape, lane, r);
+        accumulators.insert({s.row, s.col});
+        AccumulatorLocation l = getBf16AccumulatorLocation(shape, s.row, s.col);
+        EXPECT_EQ(l.lane, lane);
+        EXPECT_EQ(l.reg, r);
+      }
+    }
+    EXPECT_EQ(static_cast<int64_t>(operands.size()), g.m * g.k);
+    EXPECT_EQ(static_cast<int64_t>(accumulators.size()), g.m * g.n);
+  }
+}
+
 } // namespace

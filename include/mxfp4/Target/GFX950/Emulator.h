@@ -36,6 +36,22 @@
 //      32 E2M1 products) * 2^(sA-127) * 2^(sB-127) rounded once to f32.
 //    A scale byte 255 gives NaN. Hardware's internal summation order is not
 //    documented; this order is the emulator's model. f32 denormals are kept.
+//  * amdgpu.mfma with bf16 operands (16x16x32: v_mfma_f32_16x16x32_bf16,
+//    32x32x16: v_mfma_f32_32x32x16_bf16; vector<8xbf16> A/B, vector<4xf32> /
+//    vector<16xf32> C/D; lane layouts in LaneLayout.h) computes, for each D
+//    element, D = C, then D = fma(a_k, b_k, D) for k = 0 .. K-1 in increasing
+//    order: each bf16 x bf16 product exact, added to the f32 accumulator
+//    with one round-to-nearest-even (f32 denormals kept). The hardware's
+//    internal order and intermediate precision are not documented; this is
+//    the emulator's model. Other MFMA types, blocks, cbsz/abid/blgp and
+//    negation are errors.
+//  * gpu.shuffle as convert-gpu-to-rocdl lowers it (ds_bpermute): for lane
+//    l of the wave, end = (l + width) & -width, the partner p is l ^ offset,
+//    l + offset, l - offset or offset (xor, down, up, idx), valid = p < end
+//    as signed i32, and the value comes from lane (valid ? p : l) mod 64.
+//    Unlike gpu.shuffle's documentation, nothing bounds p below (an `up`
+//    past lane 0 reads lane p mod 64, valid). Reading a lane that is not
+//    executing the shuffle is an error.
 //  * amdgpu.packed_scaled_trunc to FP4: E2M1(x / 2^(e-127)) with e the
 //    exponent field of the f32 scale (e = 0 means 2^-127, e = 255 is treated
 //    like a NaN scale), round to nearest even, saturate to +-6, sign kept
@@ -58,9 +74,14 @@
 //    for gather_to_lds (whose LDS destination is the wave's first lane's
 //    index; lane i writes at base + i * max(4, transfer size rounded up to
 //    4, 8 or 16) bytes, narrower transfers zero-extended).
-//  * gpu.barrier, amdgpu.lds_barrier and the wave-level ops (scaled_mfma,
-//    gather_to_lds) executed by only part of a workgroup (barriers) or part
-//    of a wave (wave-level ops) are errors.
+//  * gpu.barrier, amdgpu.lds_barrier and the wave-level ops (mfma,
+//    scaled_mfma, gather_to_lds) executed by only part of a workgroup
+//    (barriers) or part of a wave (wave-level ops) are errors.
+//
+//
+// Two entry points share the kernel executor: emulate() runs a host function
+// (copies of its arguments, its own allocations), EmulatedKernelModule runs
+// single launches directly on memory the caller owns (a HIP-like driver).
 //
 //===----------------------------------------------------------------------===//
 

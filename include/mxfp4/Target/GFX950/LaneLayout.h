@@ -212,6 +212,69 @@ llvm::Expected<std::vector<uint8_t>>
 unshuffleScales(MfmaShape shape, int64_t rows, int64_t kBlocks,
                 llvm::ArrayRef<uint8_t> shuffled);
 
+//===----------------------------------------------------------------------===//
+// bf16 MFMAs
+//===----------------------------------------------------------------------===//
+
+/// The bf16 x bf16 -> f32 MFMAs of gfx950 that take vector<8xbf16> operands
+/// (`v_mfma_f32_16x16x32_bf16`, `v_mfma_f32_32x32x16_bf16`; amdgpu.mfma
+/// 16x16x32 / 32x32x16 with chipset gfx950).
+enum class Bf16MfmaShape { m16n16k32, m32n32k16 };
+
+/// Static facts about one bf16 MFMA shape.
+struct Bf16MfmaGeometry {
+  /// D (m x n) += A (m x k) * B^T (n x k).
+  int64_t m, n, k;
+  /// f32 accumulator registers per lane (m * n / 64).
+  int64_t accRegisters;
+  /// bf16 values of A (or B) per lane.
+  int64_t elementsPerLane;
+};
+
+/// Elements of A (or B) one lane holds in a bf16 MFMA.
+inline constexpr int64_t kBf16MfmaElementsPerLane = 8;
+
+/// Returns 16,16,32,4,8 or 32,32,16,16,8.
+Bf16MfmaGeometry getGeometry(Bf16MfmaShape shape);
+
+/// Returns the shape with tile `m` x `n` x `k`, or nullopt if gfx950 has no
+/// vector<8xbf16> MFMA of that size.
+std::optional<Bf16MfmaShape> getBf16MfmaShape(int64_t m, int64_t n, int64_t k);
+
+/// An element of the A (m x k) or B (n x k) tile.
+struct Bf16OperandSlot {
+  int64_t row, k;
+};
+
+/// Returns the A (or B) element that element `element` (0..7) of `lane`'s
+/// vector<8xbf16> holds: row = lane % m, k = 8 * (lane / m) + element, i.e.
+/// each lane holds 8 consecutive K values of one row (16 contiguous bytes of
+/// a K-contiguous matrix), lane groups of m lanes take consecutive K ranges.
+/// The same pattern as the FP4 MFMAs' with 8 instead of 32 values a lane.
+Bf16OperandSlot getBf16OperandSlot(Bf16MfmaShape shape, int64_t lane,
+                                   int64_t element);
+
+/// Where an operand element lives.
+struct Bf16OperandLocation {
+  int64_t lane, element;
+};
+
+/// Returns the lane and element holding A (or B) element (`row`, `k`); the
+/// inverse of getBf16OperandSlot.
+Bf16OperandLocation getBf16OperandLocation(Bf16MfmaShape shape, int64_t row,
+                                           int64_t k);
+
+/// Returns the element of C/D held by register `reg` of `lane`: the same
+/// accumulator layout as the FP4 MFMA of equal m x n (col = lane % n;
+/// 16x16: row = 4 * (lane / 16) + reg; 32x32: row = 8 * (reg / 4) +
+/// 4 * (lane / 32) + reg % 4).
+AccumulatorSlot getBf16AccumulatorSlot(Bf16MfmaShape shape, int64_t lane,
+                                       int64_t reg);
+
+/// Returns the lane and register holding C/D element (`row`, `col`).
+AccumulatorLocation getBf16AccumulatorLocation(Bf16MfmaShape shape, int64_t row,
+                                               int64_t col);
+
 } // namespace mlir::mxfp4::gfx950
 
 #endif // MXFP4_TARGET_GFX950_LANELAYOUT_H
