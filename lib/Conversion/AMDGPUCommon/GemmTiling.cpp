@@ -55,21 +55,24 @@ Value gfx950::swizzledSlot(KernelBuilder &kb, Value chunk, Value row) {
 
 void gfx950::copySwizzledRowsToLds(
     KernelBuilder &kb, Value src, Value lds, Value dstBase, int64_t tileRows,
-    int64_t elementsPerChunk, Value wave, Value lane,
-    llvm::function_ref<Value(Value row, Value chunk)> source) {
+    VectorType transfer, Value wave, Value lane,
+    llvm::function_ref<Value(Value groupRow, Value laneRow, Value chunk)>
+        source) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
   Value laneRow = kb.div(lane, 8), laneSlot = kb.rem(lane, 8);
   // Rows of a group start at a multiple of 8: row % 8 is laneRow.
   Value laneChunk = arith::XOrIOp::create(b, loc, laneSlot, laneRow);
-  auto transfer = TypeAttr::get(VectorType::get(
-      {elementsPerChunk}, cast<MemRefType>(lds.getType()).getElementType()));
+  int64_t rowElements =
+      kLdsRowBytes * 8 /
+      cast<MemRefType>(lds.getType()).getElementType().getIntOrFloatBitWidth();
   for (int64_t t = 0; t < tileRows / 32; ++t) {
     Value rowBase = kb.mul(kb.add(wave, kb.idx(4 * t)), 8);
-    Value srcIndex = source(kb.add(rowBase, laneRow), laneChunk);
+    Value srcIndex = source(rowBase, laneRow, laneChunk);
     Value dstIndex =
-        kb.add(dstBase, kb.mul(rowBase, 8 * elementsPerChunk));
+        kb.add(dstBase, kb.mul(rowBase, rowElements));
     amdgpu::GatherToLDSOp::create(b, loc, src, ValueRange{srcIndex}, lds,
-                                  ValueRange{dstIndex}, transfer);
+                                  ValueRange{dstIndex},
+                                  TypeAttr::get(transfer));
   }
 }

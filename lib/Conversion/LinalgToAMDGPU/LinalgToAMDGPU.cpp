@@ -510,9 +510,10 @@ void GemmEmitter::emit() {
       Value rowOrigin =
           kb.add(kb.idx(op.offset), kb.mul(batch, op.batchStride));
       copySwizzledRowsToLds(
-          kb, buf, lds, dstBase, kTile, kChunk, wave, lane,
-          [&](Value row, Value chunk) {
-            Value r = kb.add(row0, row);
+          kb, buf, lds, dstBase, kTile,
+          VectorType::get({kChunk}, b.getBF16Type()), wave, lane,
+          [&](Value groupRow, Value laneRow, Value chunk) {
+            Value r = kb.add(kb.add(row0, groupRow), laneRow);
             Value kk = kb.add(kb.mul(step, kStepK), kb.mul(chunk, kChunk));
             Value valid = kb.andI(kb.lt(r, rows), kb.lt(kk, kPadded));
             Value at = kb.add(rowOrigin, kb.add(kb.mul(r, op.rowStride), kk));

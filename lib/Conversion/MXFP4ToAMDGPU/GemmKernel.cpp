@@ -36,6 +36,8 @@
 
 #include "Kernels.h"
 
+#include "mxfp4/Conversion/AMDGPUCommon/GemmTiling.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,49 +52,13 @@ using namespace mlir::mxfp4::kernels;
 namespace {
 constexpr int64_t kStepK = 256;        // K per main-loop step
 constexpr int64_t kRowBytes = kStepK / 2;
-constexpr int64_t kGroupM = 8;         // tile rows per L2 group
-constexpr int64_t kXcds = 8;           // MI355X: 8 XCDs, round-robin
+static_assert(kRowBytes == kLdsRowBytes, "one K step fills a swizzled row");
 } // namespace
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t gfx950::gemmWorkgroups(const GemmConfig &c) {
   return ceilDiv(c.m, c.tileM) * ceilDiv(c.n, c.tileN);
-}
-
-/// Maps the launch order to (tile row, tile column): first undo the
-/// round-robin distribution over XCDs so consecutive tiles share an L2, then
-/// walk groups of kGroupM tile rows column by column.
-static std::pair<Value, Value> remapTile(KernelBuilder &kb, Value pid,
-                                         int64_t tilesM, int64_t tilesN) {
-  int64_t tiles = tilesM * tilesN;
-  int64_t perXcd = ceilDiv(tiles, kXcds);
-  int64_t tall = tiles % kXcds == 0 ? kXcds : tiles % kXcds;
-  Value xcd = kb.rem(pid, kXcds), local = kb.div(pid, kXcds);
-  Value isTall = kb.lt(xcd, tall);
-  Value tallPid = kb.add(kb.mul(xcd, perXcd), local);
-  // Below `tall` XCDs each hold perXcd tiles, the rest perXcd - 1.
-  Value shortPid = kb.add(
-      kb.add(kb.idx(tall * perXcd),
-             kb.mul(arith::SubIOp::create(kb.builder(), kb.location(), xcd,
-                                          kb.idx(tall)),
-                    perXcd - 1)),
-      local);
-  Value linear = kb.select(isTall, tallPid, shortPid);
-
-  int64_t perGroup = kGroupM * tilesN;
-  Value group = kb.div(linear, perGroup);
-  Value firstM = kb.mul(group, kGroupM);
-  Value groupRows =
-      kb.min(arith::SubIOp::create(kb.builder(), kb.location(),
-                                   kb.idx(tilesM), firstM),
-             kb.idx(kGroupM));
-  Value inGroup = kb.rem(linear, perGroup);
-  Value tm = kb.add(firstM, arith::RemUIOp::create(kb.builder(), kb.location(),
-                                                   inGroup, groupRows));
-  Value tn = arith::DivUIOp::create(kb.builder(), kb.location(), inGroup,
-                                    groupRows);
-  return {tm, tn};
 }
 
 gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
@@ -136,35 +102,28 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   Value tid = kb.threadId();
   Value wave = kb.div(tid, kWaveSize), lane = kb.rem(tid, kWaveSize);
   Value wm = kb.div(wave, 2), wn = kb.rem(wave, 2);
-  auto [tm, tn] = remapTile(kb, kb.blockId(), ceilDiv(c.m, c.tileM),
-                            ceilDiv(c.n, c.tileN));
+  auto [tm, tn] = remapTileForXcds(kb, kb.blockId(), ceilDiv(c.m, c.tileM),
+                                   ceilDiv(c.n, c.tileN));
   Value m0 = kb.mul(tm, c.tileM), n0 = kb.mul(tn, c.tileN);
   Value waveRowM = kb.add(m0, kb.mul(wm, waveM));
   Value waveRowN = kb.add(n0, kb.mul(wn, waveN));
   Value lane16 = kb.rem(lane, 16), laneGroup = kb.div(lane, 16);
 
-  // Global -> LDS copy of one operand's tile for K step `step` into `stage`.
-  // Each wave instruction fills 8 rows (64 lanes x 16 bytes); lane l writes
-  // row l / 8, slot l % 8, and so fetches chunk (l % 8) ^ (l / 8).
-  Value laneRow = kb.div(lane, 8), laneSlot = kb.rem(lane, 8);
-  Value laneChunk = arith::XOrIOp::create(b, loc, laneSlot, laneRow);
+  // Global -> LDS copy of one operand's tile for K step `step` into `stage`
+  // (the swizzled rows of AMDGPUCommon's copySwizzledRowsToLds).
   auto copyTile = [&](Value src, int64_t rows, int64_t tileRows, Value row0,
                       int64_t ldsOffset, Value stageBase, Value step) {
     Value kChunk0 = kb.mul(step, kStepK / 32);
-    Value kChunk = kb.add(kChunk0, laneChunk);
-    Value kValid = kb.lt(kChunk, kBlocks);
-    for (int64_t t = 0; t < tileRows / 32; ++t) {
-      Value rowBase = kb.mul(kb.add(wave, kb.idx(4 * t)), 8);
-      Value row = kb.add(kb.add(row0, rowBase), laneRow);
-      Value valid = kb.andI(kValid, kb.lt(row, rows));
-      Value offset = kb.add(kb.mul(row, c.k / 2), kb.mul(kChunk, 16));
-      Value srcIndex = kb.maskedOffset(valid, offset, rows * c.k / 2);
-      Value dstIndex =
-          kb.add(kb.add(stageBase, kb.idx(ldsOffset)), kb.mul(rowBase, kRowBytes));
-      amdgpu::GatherToLDSOp::create(
-          b, loc, src, ValueRange{srcIndex}, lds, ValueRange{dstIndex},
-          TypeAttr::get(VectorType::get({4}, b.getI32Type())));
-    }
+    copySwizzledRowsToLds(
+        kb, src, lds, kb.add(stageBase, kb.idx(ldsOffset)), tileRows,
+        VectorType::get({4}, b.getI32Type()), wave, lane,
+        [&](Value groupRow, Value laneRow, Value chunk) {
+          Value kChunk = kb.add(kChunk0, chunk);
+          Value row = kb.add(kb.add(row0, groupRow), laneRow);
+          Value valid = kb.andI(kb.lt(kChunk, kBlocks), kb.lt(row, rows));
+          Value offset = kb.add(kb.mul(row, c.k / 2), kb.mul(kChunk, 16));
+          return kb.maskedOffset(valid, offset, rows * c.k / 2);
+        });
   };
   auto stageBase = [&](Value step) { return kb.mul(kb.rem(step, 2), stageBytes); };
   auto copyStep = [&](Value step) {
@@ -271,7 +230,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
       Value chunk = kb.add(laneGroup, kb.idx(4 * s));
       Value slot = c.testMutation == "lds-swizzle"
                        ? chunk
-                       : arith::XOrIOp::create(b, loc, chunk, kb.rem(lane, 8));
+                       : swizzledSlot(kb, chunk, lane);
       Value row = c.testMutation == "fragment-row" ? kb.xorI(lane16, 1) : lane16;
       Value laneOffset = kb.add(kb.mul(row, kRowBytes), kb.mul(slot, 16));
       auto fragment = [&](int64_t tileOffset, Value waveRow, int64_t sub) {

@@ -49,14 +49,16 @@ Value swizzledSlot(kernels::KernelBuilder &kb, Value chunk, Value row);
 /// Copies `tileRows` (a multiple of 32) rows of 8 chunks into `lds` with
 /// the swizzle, 4 waves of 64 lanes (`wave`, `lane`), each wave instruction
 /// filling 8 rows: lane l writes slot l % 8 of row l / 8 of its group and
-/// fetches chunk (l % 8) ^ (l / 8). `source(row, chunk)` gives the element
-/// offset in `src` of (tile row, chunk), masked by the caller where out of
-/// range; `dstBase` is the tile's first element in `lds`; `elementsPerChunk`
-/// is 16 bytes in `lds`'s element type.
+/// fetches chunk (l % 8) ^ (l / 8). `source(groupRow, laneRow, chunk)`
+/// gives the element offset in `src` of chunk `chunk` of tile row
+/// groupRow + laneRow (groupRow: the group's first row), masked by the
+/// caller where out of range; `dstBase` is the tile's first element in
+/// `lds`; `transfer` is the 16-byte vector type each lane moves.
 void copySwizzledRowsToLds(
     kernels::KernelBuilder &kb, Value src, Value lds, Value dstBase,
-    int64_t tileRows, int64_t elementsPerChunk, Value wave, Value lane,
-    llvm::function_ref<Value(Value row, Value chunk)> source);
+    int64_t tileRows, VectorType transfer, Value wave, Value lane,
+    llvm::function_ref<Value(Value groupRow, Value laneRow, Value chunk)>
+        source);
 
 } // namespace mlir::mxfp4::gfx950
 
