@@ -39,6 +39,9 @@ Compiled::Compiled(const std::string &planPath,
   std::vector<char> plan = readFile(planPath);
   text.assign(plan.begin(), plan.end());
   codeObjectFile = readFile(codeObjectPath);
+  // Drivers take a code object by its address alone: a text image (the
+  // emulated HIP runtime's kernels.mlir) ends at a NUL; an ELF ignores it.
+  codeObjectFile.push_back('\0');
   compiledJson = readProvenance(planPath);
 }
 
@@ -54,7 +57,7 @@ bool Compiled::has(const std::string &function) const {
 
 Program Compiled::program(const std::string &function) const {
   Program program;
-  program.records = readFunction(text, planPath, function);
+  program.records = readFunction(text, planPath, function, &program.memory);
   if (library) {
     program.code = library->function(function);
     program.kernelNames = library->kernelNames();

@@ -54,6 +54,9 @@ public:
                       unsigned sharedBytes, void **params) = 0;
   /// Waits for everything queued.
   virtual void synchronize() = 0;
+  /// The device memory free now and in all, in bytes, for the checks that
+  /// refuse a run that would not fit before it starts.
+  virtual void memoryInfo(size_t &freeBytes, size_t &totalBytes) = 0;
 
   virtual void *createEvent() = 0;
   virtual void destroyEvent(void *event) noexcept = 0;

@@ -18,16 +18,33 @@
 
 namespace mlir::mxfp4::runtime {
 
-static const char *usage =
-    "usage: mxfp4-cuda-run exec PLAN CUBIN --function=NAME "
-    "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
-    "[--back-to-back [--batches=N]] [--profile] [--time-json=FILE]\n"
-    "       mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N] "
-    "[--checkpoint-every=N] [--resume] [--recipe=NAME]\n"
-    "       mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
-    "--out=DIR [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]\n"
-    "       mxfp4-cuda-run check-weights --run=DIR\n"
-    "exec and train take --host=LIBRARY (host.so) instead of PLAN CUBIN";
+/// The usage of `tool`.
+static std::string getUsage(const Tool &tool) {
+  std::string target;
+  for (const std::string &t : tool.targets)
+    target += (target.empty() ? " [--target=" : "|") + t;
+  if (!target.empty())
+    target += "]";
+  const std::string &n = tool.name, &code = tool.codeObject;
+  std::string usage =
+      "usage: " + n + " exec PLAN " + code +
+      " --function=NAME "
+      "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
+      "[--back-to-back [--batches=N]] [--profile] [--time-json=FILE]" +
+      target + "\n       " + n + " train PLAN " + code +
+      " --run=DIR --out=DIR [--steps=N] "
+      "[--checkpoint-every=N] [--resume] [--recipe=NAME]" +
+      target + "\n       " + n +
+      " study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
+      "--out=DIR [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]" +
+      target + "\n       " + n + " check-weights --run=DIR";
+  if (tool.hostLibrary)
+    usage += "\nexec and train take --host=LIBRARY (host.so) instead of PLAN " +
+             code;
+  if (!tool.notes.empty())
+    usage += "\n" + tool.notes;
+  return usage;
+}
 
 /// The flags of each subcommand; a flag with '=' takes a value.
 static const std::map<std::string, std::set<std::string>> flags = {
@@ -73,18 +90,25 @@ static std::vector<std::string> list(const std::string &value) {
   return items;
 }
 
-Options parseOptions(int argc, char **argv) {
+Options parseOptions(int argc, char **argv, const Tool &tool) {
+  std::string usage = getUsage(tool);
   Options o;
+  if (!tool.targets.empty())
+    o.target = tool.targets.front();
   // --help anywhere: the usage, and nothing else is done.
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::printf("%s", usage);
+      std::printf("%s", usage.c_str());
       std::exit(0);
     }
   if (argc < 2 || !flags.count(argv[1]))
     fail(usage);
   o.command = argv[1];
-  const std::set<std::string> &known = flags.at(o.command);
+  std::set<std::string> known = flags.at(o.command);
+  if (!tool.hostLibrary)
+    known.erase("--host=");
+  if (!tool.targets.empty() && o.command != "check-weights")
+    known.insert("--target=");
   std::vector<std::string> positional;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -100,6 +124,15 @@ Options parseOptions(int argc, char **argv) {
       fail("'" + o.command + "' has no option '" + a.substr(0, equals) + "'");
     if (flag == "--host=")
       o.hostPath = value;
+    else if (flag == "--target=" &&
+             std::find(tool.targets.begin(), tool.targets.end(), value) ==
+                 tool.targets.end()) {
+      std::string known;
+      for (const std::string &t : tool.targets)
+        known += (known.empty() ? "" : " or ") + t;
+      fail("--target wants " + known + ", not '" + value + "'");
+    } else if (flag == "--target=")
+      o.target = value;
     else if (flag == "--function=")
       o.function = value;
     else if (flag == "--input=")
@@ -142,7 +175,8 @@ Options parseOptions(int argc, char **argv) {
     fail("--host=LIBRARY carries the plan and the cubin: give PLAN CUBIN or "
          "--host, not both");
   if (compiled && o.hostPath.empty() && positional.size() != 2)
-    fail("'" + o.command + "' wants PLAN CUBIN or --host=LIBRARY\n" + usage);
+    fail("'" + o.command + "' wants PLAN " + tool.codeObject +
+         (tool.hostLibrary ? " or --host=LIBRARY\n" : "\n") + usage);
   if (!compiled && !positional.empty())
     fail("'" + o.command + "' takes no '" + positional[0] + "'");
   if (compiled && o.hostPath.empty()) {

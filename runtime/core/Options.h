@@ -17,12 +17,31 @@
 
 namespace mlir::mxfp4::runtime {
 
+/// What a tool's command line differs in: its name, what its code object
+/// is called, and the flags only some tools have.
+struct Tool {
+  /// For the usage ("mxfp4-cuda-run").
+  std::string name;
+  /// The second positional argument of exec and train ("CUBIN").
+  std::string codeObject;
+  /// Whether exec and train take --host=LIBRARY instead of PLAN CUBIN.
+  bool hostLibrary = false;
+  /// The values of --target= for exec, train and study, the default first;
+  /// empty: the tool has no --target.
+  std::vector<std::string> targets;
+  /// Said at the end of the usage, after the flags (may be empty).
+  std::string notes;
+};
+
 /// A command line: the subcommand and its flags.
 struct Options {
   /// exec, train, study or check-weights.
   std::string command;
+  /// PLAN and the code object (CUBIN, ...).
   std::string planPath, cubinPath;
   std::string hostPath; // --host: the library instead of PLAN CUBIN
+  /// --target, else the tool's first.
+  std::string target;
   // exec
   std::string function, timeJson;
   std::vector<std::string> inputs, outputs;
@@ -43,8 +62,9 @@ struct Options {
   double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };
 
-/// Parses the command line; fails with the usage or the wrong argument.
-Options parseOptions(int argc, char **argv);
+/// Parses the command line of `tool`; fails with the usage or the wrong
+/// argument.
+Options parseOptions(int argc, char **argv, const Tool &tool);
 
 } // namespace mlir::mxfp4::runtime
 

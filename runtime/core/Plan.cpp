@@ -81,7 +81,8 @@ std::vector<std::string> functionNames(const std::string &text) {
 
 std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
-                                 const std::string &function) {
+                                 const std::string &function,
+                                 HostMemory *memory) {
   std::vector<HostFunction> plan;
   std::string problem = parseHostPlan(text, planPath, plan);
   if (!problem.empty())
@@ -97,6 +98,8 @@ std::vector<Record> readFunction(const std::string &text,
     problem = checkHostLifetimes(f);
     if (!problem.empty())
       fail(problem);
+    if (memory)
+      *memory = measureHostMemory(f);
     return getRecords(f);
   }
   fail("no function '" + function + "' in '" + planPath +

@@ -15,6 +15,7 @@
 #define MXFP4_RUNTIME_CORE_PLAN_H
 
 #include "mxfp4/API/HostABI.h"
+#include "mxfp4/Formats/HostPlan.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -45,10 +46,12 @@ struct Record {
 
 /// The records of `function` in the plan `text` (read from `planPath`), in
 /// file order; fails if the plan is malformed, has no such function or uses
-/// one of its buffers after freeing it.
+/// one of its buffers after freeing it. Sets `*memory`, if given, to what
+/// a call holds at its peak (mlir::mxfp4::measureHostMemory).
 std::vector<Record> readFunction(const std::string &text,
                                  const std::string &planPath,
-                                 const std::string &function);
+                                 const std::string &function,
+                                 mlir::mxfp4::HostMemory *memory = nullptr);
 
 /// The names of the functions of the plan `text`, in order.
 std::vector<std::string> functionNames(const std::string &text);
@@ -61,6 +64,9 @@ struct Program {
   mxfp4_host_function *code = nullptr;
   std::vector<void *> kernels;
   std::vector<std::string> kernelNames;
+  /// The device memory a call holds: its buffer arguments and, at most,
+  /// its own allocations.
+  mlir::mxfp4::HostMemory memory;
 };
 
 } // namespace mlir::mxfp4::runtime

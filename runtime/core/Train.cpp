@@ -389,10 +389,43 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run) {
                  n + " parameters");
 }
 
+/// Fails unless the device has the memory of `run`'s training with `step`
+/// free: what the trainer keeps on the device for the whole run (the
+/// parameters, their AdamW moments, the training batch and the held-out
+/// batches) and the most a call of @train_step allocates besides its
+/// arguments (its results included). Checked before anything is written,
+/// so a run that cannot fit fails at once instead of at an allocation deep
+/// in the first step.
+static void checkDeviceMemory(Device &cu, const Compiled &compiled,
+                              const TrainingRun &run, const Program &step) {
+  uint64_t resident = 0;
+  for (const auto &[name, shape] : run.params) {
+    uint64_t bytes = 4;
+    for (int64_t d : shape)
+      bytes *= uint64_t(d);
+    resident += 3 * bytes;
+  }
+  resident += uint64_t(1 + run.evalBatches) * run.batchTokens() * 4;
+  uint64_t temporaries = uint64_t(step.memory.peakTemporaries);
+  size_t freeBytes = 0, totalBytes = 0;
+  cu.memoryInfo(freeBytes, totalBytes);
+  if (resident + temporaries <= freeBytes)
+    return;
+  fail("the training step of '" + compiled.planOrigin() + "' needs " +
+       std::to_string(resident + temporaries) + " bytes of device memory (" +
+       std::to_string(resident) +
+       " resident: the parameters, their AdamW moments and the token "
+       "batches; " +
+       std::to_string(temporaries) +
+       " for @train_step's temporaries) but the device has " +
+       std::to_string(freeBytes) + " free of " + std::to_string(totalBytes));
+}
+
 void train(Device &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options) {
   checkTrainable(compiled, run);
   Program step = compiled.program("train_step"), loss;
+  checkDeviceMemory(cu, compiled, run, step);
   resolveKernels(cu, module, step);
   if (run.evalBatches > 0) {
     loss = compiled.program("loss");

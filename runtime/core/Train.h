@@ -58,7 +58,9 @@ struct Divergence : Failure {
 void checkTrainable(const Compiled &compiled, const TrainingRun &run);
 
 /// Trains `run` with the plan functions of `compiled`, whose code object is
-/// loaded as `module`; throws Divergence if the run diverges.
+/// loaded as `module`; throws Divergence if the run diverges. Fails before
+/// it writes anything if the device's free memory cannot hold the run's
+/// resident state and @train_step's temporaries (Device::memoryInfo).
 void train(Device &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options);
 

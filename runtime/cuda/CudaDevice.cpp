@@ -43,6 +43,7 @@ void CudaDevice::load() {
   resolve(memcpyDtoD, "cuMemcpyDtoD_v2");
   resolve(launchKernel, "cuLaunchKernel");
   resolve(ctxSynchronize, "cuCtxSynchronize");
+  resolve(memGetInfo, "cuMemGetInfo_v2");
   resolve(eventCreate, "cuEventCreate");
   resolve(eventRecord, "cuEventRecord");
   resolve(eventSynchronize, "cuEventSynchronize");
@@ -116,6 +117,10 @@ void CudaDevice::launch(void *kernel, const std::string &name,
 
 void CudaDevice::synchronize() {
   check(ctxSynchronize(), "cuCtxSynchronize");
+}
+
+void CudaDevice::memoryInfo(size_t &freeBytes, size_t &totalBytes) {
+  check(memGetInfo(&freeBytes, &totalBytes), "cuMemGetInfo");
 }
 
 void *CudaDevice::createEvent() {

@@ -43,6 +43,7 @@ public:
               const unsigned block[3], unsigned sharedBytes,
               void **params) override;
   void synchronize() override;
+  void memoryInfo(size_t &freeBytes, size_t &totalBytes) override;
   void *createEvent() override;
   void destroyEvent(void *event) noexcept override;
   void recordEvent(void *event) override;
@@ -76,6 +77,7 @@ private:
                            unsigned, unsigned, unsigned, void *, void **,
                            void **);
   CUresult (*ctxSynchronize)();
+  CUresult (*memGetInfo)(size_t *, size_t *);
   CUresult (*eventCreate)(void **, unsigned);
   CUresult (*eventRecord)(void *, void *);
   CUresult (*eventSynchronize)(void *);

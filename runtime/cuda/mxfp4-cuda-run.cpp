@@ -49,7 +49,9 @@
 using namespace mlir::mxfp4::runtime;
 
 static int run(int argc, char **argv) {
-  Options o = parseOptions(argc, argv);
+  Options o = parseOptions(argc, argv,
+                           {"mxfp4-cuda-run", "CUBIN", /*hostLibrary=*/true,
+                            /*targets=*/{}, /*notes=*/""});
   if (o.command == "check-weights")
     return checkInitialWeights(o.runDir);
   if (o.command == "study") {

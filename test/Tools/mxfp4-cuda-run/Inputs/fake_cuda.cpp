@@ -13,7 +13,8 @@
 // $MXFP4_FAKE_CUDA_PTX. $MXFP4_FAKE_CUDA_FAIL_LAUNCH=N fails the Nth launch;
 // $MXFP4_FAKE_CUDA_NAN_DOWNLOAD=N makes the Nth download of 4 bytes (a
 // scalar result: a loss, a gradient norm, a learning rate) read a NaN, as
-// a diverged step's would.
+// a diverged step's would. The device has $MXFP4_FAKE_CUDA_MEMORY bytes
+// (default 80 GiB), less what is allocated (nothing is freed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,6 +144,15 @@ int cuMemAlloc_v2(uint64_t *address, size_t bytes) {
   return 0;
 }
 int cuMemFree_v2(uint64_t) { return 0; }
+int cuMemGetInfo_v2(size_t *freeBytes, size_t *totalBytes) {
+  const char *memory = std::getenv("MXFP4_FAKE_CUDA_MEMORY");
+  *totalBytes = memory ? std::strtoull(memory, nullptr, 10) : 80ull << 30;
+  size_t used = 0;
+  for (const auto &[address, block] : blocks)
+    used += block.size();
+  *freeBytes = used < *totalBytes ? *totalBytes - used : 0;
+  return 0;
+}
 
 int cuMemcpyHtoD_v2(uint64_t to, const void *from, size_t bytes) {
   char *device = find(to, bytes);
