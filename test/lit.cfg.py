@@ -100,6 +100,7 @@ llvm_config.add_tool_substitutions(
         "mxfp4-opt",
         "mxfp4-run",
         "mxfp4-cuda-run",
+        "mxfp4-hip-run",
         ToolSubst("mxfp4-bench", unresolved="ignore"),
         "mlir-opt",
         ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),

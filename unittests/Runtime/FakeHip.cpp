@@ -11,7 +11,10 @@
 // does on another GPU), hipModuleGetFunction looks the kernel up in the
 // ELF symbol table, and hipModuleLaunchKernel records its configuration and
 // kernarg block for fakeHipGetLastLaunch. The environment variable
-// FAKE_HIP_DEVICE_COUNT sets the number of devices (default 1).
+// FAKE_HIP_DEVICE_COUNT sets the number of devices (default 1),
+// FAKE_HIP_DEVICE_NAME the name hipDeviceGetName gives (default "Fake HIP
+// device") and FAKE_HIP_MEMORY the bytes hipMemGetInfo reports free and in
+// all (default 64 GiB).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,7 +101,15 @@ int hipSetDevice(int device) {
 }
 
 int hipDeviceGetName(char *name, int length, int) {
-  std::strncpy(name, "Fake HIP device", length);
+  const char *value = std::getenv("FAKE_HIP_DEVICE_NAME");
+  std::strncpy(name, value ? value : "Fake HIP device", length);
+  return kSuccess;
+}
+
+int hipMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
+  const char *value = std::getenv("FAKE_HIP_MEMORY");
+  *totalBytes = value ? std::strtoull(value, nullptr, 10) : size_t(64) << 30;
+  *freeBytes = *totalBytes;
   return kSuccess;
 }
 
@@ -206,6 +217,11 @@ int hipMemcpyHtoD(void *device, const void *host, size_t bytes) {
 
 int hipMemcpyDtoH(void *host, const void *device, size_t bytes) {
   std::memcpy(host, device, bytes);
+  return kSuccess;
+}
+
+int hipMemcpyDtoD(void *to, void *from, size_t bytes) {
+  std::memmove(to, from, bytes);
   return kSuccess;
 }
 
