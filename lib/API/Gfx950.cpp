@@ -11,6 +11,8 @@
 #include "Gfx950Launch.h"
 #include "GpuCompile.h"
 
+#include "mxfp4/API/HostPlan.h"
+
 #include "mxfp4/Conversion/MXFP4ToGPUCommon/DeviceABI.h"
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Pipelines/Pipelines.h"
@@ -22,7 +24,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -106,6 +111,7 @@ lowerToKernels(CompileSession &session, llvm::StringRef source,
   pipeline.tile = options.tile;
   pipeline.testMutation = options.testMutation;
   pipeline.mixed = needsGenericKernels(*module);
+  pipeline.gemmPrecision = options.gemmPrecision;
   buildGfx950KernelPipeline(pm, pipeline);
   if (failed(pm.run(*module)))
     return diagnosticsError("cannot lower '" + name + "' for gfx950",
@@ -132,6 +138,82 @@ static llvm::Expected<std::string> serialize(CompileSession &session,
   return makeError("the gfx950 compilation produced no code object");
 }
 
+/// Trip count of `loop` by its bounds: exact for constant bounds; with a
+/// constant step and an upper bound that is a constant or min(x + c, n), the
+/// iterations of a work-item whose lower bound is its offset below the step
+/// (a thread id, or a chunk's start plus one): ceil(extent / step).
+static std::optional<int64_t> getTripCount(scf::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0)
+    return std::nullopt;
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  Value upperValue = loop.getUpperBound();
+  std::optional<int64_t> extent;
+  if (std::optional<int64_t> upper = getConstantIntValue(upperValue)) {
+    extent = *upper - lower.value_or(0);
+  } else if (Operation *min = upperValue.getDefiningOp();
+             min && isa<arith::MinUIOp, arith::MinSIOp>(min)) {
+    for (Value operand : min->getOperands()) {
+      std::optional<int64_t> candidate = getConstantIntValue(operand);
+      if (auto add = operand.getDefiningOp<arith::AddIOp>()) {
+        candidate = getConstantIntValue(add.getRhs());
+        if (!candidate)
+          candidate = getConstantIntValue(add.getLhs());
+      }
+      if (candidate)
+        extent = extent ? std::min(*extent, *candidate) : *candidate;
+    }
+  }
+  if (!extent)
+    return std::nullopt;
+  return std::max<int64_t>(0, llvm::divideCeil(*extent, *step));
+}
+
+/// Bytes of a load's result or a store's value; 0 for other ops.
+static int64_t getAccessBytes(Operation *op) {
+  Type type;
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    type = load.getType();
+  else if (auto store = dyn_cast<memref::StoreOp>(op))
+    type = store.getValueToStore().getType();
+  else if (auto load = dyn_cast<vector::LoadOp>(op))
+    type = load.getType();
+  else if (auto store = dyn_cast<vector::StoreOp>(op))
+    type = store.getValueToStore().getType();
+  else
+    return 0;
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() *
+           llvm::divideCeil(vector.getElementTypeBitWidth(), 8);
+  if (type.isIntOrFloat())
+    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  return 0;
+}
+
+/// Fills `info`'s loop fields from the kernel's IR.
+static void measureLoops(gpu::GPUFuncOp kernel, Gfx950KernelInfo &info) {
+  kernel.walk([&](scf::ForOp loop) {
+    if (!getTripCount(loop))
+      ++info.unknownTripCounts;
+    bool innermost = true;
+    loop.getBody()->walk([&](scf::ForOp) {
+      innermost = false;
+      return WalkResult::interrupt();
+    });
+    if (!innermost)
+      return;
+    double iterations = 1;
+    for (scf::ForOp l = loop; l; l = l->getParentOfType<scf::ForOp>())
+      iterations *= double(getTripCount(l).value_or(1));
+    if (iterations <= info.loopIterations)
+      return;
+    info.loopIterations = iterations;
+    info.loopBytes = 0;
+    loop.getBody()->walk(
+        [&](Operation *op) { info.loopBytes += getAccessBytes(op); });
+  });
+}
+
 llvm::Expected<Gfx950Artifact>
 mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
                         const Gfx950CompileOptions &options) {
@@ -146,6 +228,11 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     llvm::raw_string_ostream os(artifact.kernelIR);
     (*module)->print(os);
   }
+  if (llvm::Expected<std::vector<HostFunction>> plan =
+          buildHostPlan(**module))
+    artifact.plan = std::move(*plan);
+  else
+    artifact.planError = llvm::toString(plan.takeError());
   auto kernels = (*module)->lookupSymbol<gpu::GPUModuleOp>(
       kKernelModuleName);
   if (!kernels)
@@ -190,6 +277,7 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
       info.n = shape[1];
       info.k = shape[2];
     }
+    measureLoops(kernel, info);
     info.compileSeconds = secondsSince(kernelStart);
     info.assembly = *assembly;
     artifact.assembly += *assembly;

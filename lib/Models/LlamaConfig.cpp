@@ -17,7 +17,7 @@ using llvm::Expected;
 using llvm::StringRef;
 
 static const StringRef presetNames[] = {"tiny", "small", "pilot",
-                                        "llama3.1-8b"};
+                                        "llama3.2-1b", "llama3.1-8b"};
 
 llvm::ArrayRef<StringRef> LlamaConfig::getPresetNames() { return presetNames; }
 
@@ -55,6 +55,24 @@ Expected<LlamaConfig> LlamaConfig::fromPreset(StringRef name) {
     c.lr = 1.5e-3;
     c.warmupSteps = 60;
     c.totalSteps = 1200;
+    return c;
+  }
+  if (name == "llama3.2-1b") {
+    // Llama-3.2-1B's shapes (its embedding and output weights untied here)
+    // at the 8B preset's sequence and batch.
+    c.vocabSize = 128256;
+    c.tokenizer = "cl100k";
+    c.dim = 2048;
+    c.numLayers = 16;
+    c.numHeads = 32;
+    c.numKVHeads = 8;
+    c.ffnDim = 8192;
+    c.ropeTheta = 500000.0;
+    c.seqLen = 8192;
+    c.batchSize = 1;
+    c.lr = 3e-4;
+    c.warmupSteps = 2000;
+    c.totalSteps = 100000;
     return c;
   }
   if (name == "llama3.1-8b") {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 //   mxfp4-run compile --preset=tiny [--recipe=fp4-all-dht16] [-o step.mlir]
+//   mxfp4-run compile --preset=pilot --target=gfx950 --step-model=step.json
 //
 // Builds the Llama training step of a preset or JSON config and writes it as
 // MLIR (after the recipe, if one is given), for mxfp4-opt, `mxfp4-run exec`
@@ -17,6 +18,7 @@
 
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/Gfx950.h"
+#include "mxfp4/API/Gfx950StepModel.h"
 #include "mxfp4/API/HostLibrary.h"
 #include "mxfp4/API/LlamaModel.h"
 #include "mxfp4/API/Sm90a.h"
@@ -43,8 +45,8 @@ cl::SubCommand mlir::mxfp4::compileCommand(
 static cl::OptionCategory compileCategory("compile options");
 static cl::opt<std::string> compilePreset(
     "preset",
-    cl::desc("Model preset (tiny, small, pilot, llama3.1-8b) or a JSON config "
-             "file"),
+    cl::desc("Model preset (tiny, small, pilot, llama3.2-1b, llama3.1-8b) or a "
+             "JSON config file"),
     cl::value_desc("name|file.json"), cl::init("tiny"), cl::sub(compileCommand),
     cl::cat(compileCategory));
 static cl::opt<std::string> compileRecipe(
@@ -70,9 +72,9 @@ static cl::opt<CompileTarget> compileTarget(
     cl::cat(compileCategory));
 static cl::opt<std::string> compileGemmPrecision(
     "gemm-precision",
-    cl::desc("sm_90a: high-precision GEMMs on bf16 tensor cores (bf16, "
-             "PyTorch autocast numerics; default) or in f32 with the CPU "
-             "path's numerics (f32, generic kernels)"),
+    cl::desc("sm_90a and gfx950: high-precision GEMMs on bf16 tensor "
+             "cores / MFMAs (bf16, PyTorch autocast numerics; default) or in "
+             "f32 with the CPU path's numerics (f32, generic kernels)"),
     cl::init("bf16"), cl::sub(compileCommand), cl::cat(compileCategory));
 static cl::opt<std::string> compileOutDir(
     "out-dir",
@@ -83,6 +85,27 @@ static cl::opt<std::string> compileReport(
     cl::desc("gfx950: write the kernel report as JSON ('-' for stdout)"),
     cl::value_desc("file.json"), cl::sub(compileCommand),
     cl::cat(compileCategory));
+static cl::opt<std::string> compileStepModel(
+    "step-model",
+    cl::desc("gfx950: model a host function's time launch by launch with the "
+             "kernel report's issue model (MODELED, not measured; "
+             "docs/gfx950.md, \"The step by the model\"): per kernel its "
+             "launches, modeled time, bound and efficiency against its "
+             "roofline (MFMA peak or its buffers' bytes at 8 TB/s HBM); the "
+             "step time, tokens/s (a preset's batch x sequence) and peak "
+             "device memory (buffer arguments + peak temporaries). Writes "
+             "JSON ('-' for stdout) and prints a table"),
+    cl::value_desc("file.json"), cl::sub(compileCommand),
+    cl::cat(compileCategory));
+static cl::opt<std::string> compileStepFunction(
+    "step-function",
+    cl::desc("gfx950: the host function --step-model models"),
+    cl::init("train_step"), cl::sub(compileCommand), cl::cat(compileCategory));
+static cl::opt<double> compileLaunchOverhead(
+    "launch-overhead-us",
+    cl::desc("gfx950: --step-model's assumed overhead a launch, in "
+             "microseconds"),
+    cl::init(2.0), cl::sub(compileCommand), cl::cat(compileCategory));
 static cl::opt<std::string> compileAssembly(
     "assembly", cl::desc("gfx950: write the kernels' assembly ('-' for stdout)"),
     cl::value_desc("file.s"), cl::sub(compileCommand),
@@ -134,15 +157,20 @@ static std::string describeCompilation(llvm::StringRef target) {
     o["model"] = compilePreset.getValue();
   else
     o["program"] = compileFile.getValue();
-  if (target == "sm_90a")
-    o["gemm_precision"] = compileGemmPrecision.getValue();
+  o["gemm_precision"] = compileGemmPrecision.getValue();
   return llvm::formatv("{0:2}\n", llvm::json::Value(std::move(o))).str();
 }
 
-static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
+static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name,
+                            int64_t tokensPerStep) {
   auto fail = reportError;
   Gfx950CompileOptions options;
   options.tile = compileTile;
+  if (compileGemmPrecision != "bf16" && compileGemmPrecision != "f32")
+    return fail(llvm::createStringError("--gemm-precision must be bf16 or "
+                                        "f32, got '" +
+                                        compileGemmPrecision + "'"));
+  options.gemmPrecision = compileGemmPrecision;
   // The file's own recipe is applied by the caller for presets.
   if (!compileFile.empty())
     options.recipe = compileRecipe;
@@ -169,7 +197,23 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
     if (llvm::Error error = writeOutput(compileReport, *json))
       return fail(std::move(error));
   }
-  if (compileReport != "-" && compileAssembly != "-") {
+  std::string stepTable;
+  if (!compileStepModel.empty()) {
+    Gfx950StepModelOptions stepOptions;
+    stepOptions.function = compileStepFunction;
+    stepOptions.tokensPerStep = tokensPerStep;
+    stepOptions.launchOverheadMicroseconds = compileLaunchOverhead;
+    llvm::Expected<Gfx950StepModel> step =
+        modelGfx950Step(*artifact, stepOptions);
+    if (!step)
+      return fail(step.takeError());
+    if (llvm::Error error =
+            writeOutput(compileStepModel, formatGfx950StepModelJSON(*step)))
+      return fail(std::move(error));
+    stepTable = formatGfx950StepModelTable(*step);
+  }
+  if (compileReport != "-" && compileAssembly != "-" &&
+      compileStepModel != "-") {
     llvm::Expected<std::string> table = formatGfx950ReportTable(*artifact);
     if (!table)
       return fail(table.takeError());
@@ -179,15 +223,17 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name) {
                                  artifact->kernels.size(),
                                  artifact->codeObject.size(),
                                  artifact->compileSeconds);
+    llvm::outs() << stepTable;
   }
   return 0;
 }
 
 static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
   auto fail = reportError;
-  if (!compileReport.empty())
+  if (!compileReport.empty() || !compileStepModel.empty())
     return fail(llvm::createStringError(
-        "--report is for --target=gfx950 (no sm_90a report yet)"));
+        "--report and --step-model are for --target=gfx950 (no sm_90a "
+        "report yet)"));
   if (compileGemmPrecision != "bf16" && compileGemmPrecision != "f32")
     return fail(llvm::createStringError("--gemm-precision must be bf16 or "
                                         "f32, got '" +
@@ -230,6 +276,7 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
 int mlir::mxfp4::runCompileCommand() {
   auto fail = reportError;
   std::string text, name;
+  int64_t tokensPerStep = 0;
   if (!compileFile.empty()) {
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(compileFile);
     if (!buffer)
@@ -257,9 +304,13 @@ int mlir::mxfp4::runCompileCommand() {
       return fail(source.takeError());
     text = std::move(source->text);
     name = "<" + compilePreset + " training step>";
+    tokensPerStep = config->getTokensPerStep();
   }
   if (compileTarget == CompileTarget::gfx950)
-    return runGfx950Compile(text, name);
+    return runGfx950Compile(text, name, tokensPerStep);
+  if (!compileStepModel.empty())
+    return fail(llvm::createStringError("--step-model is for "
+                                        "--target=gfx950"));
   if (compileTarget == CompileTarget::sm90a)
     return runSm90aCompile(text, name);
   std::error_code ec;

@@ -18,6 +18,7 @@
 
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/Signature.h"
+#include "mxfp4/Formats/HostPlan.h"
 #include "mxfp4/Runtime/HostArray.h"
 
 #include "llvm/Support/Error.h"
@@ -36,6 +37,10 @@ struct Gfx950CompileOptions {
   std::string testMutation;
   /// A recipe applied (and its rotations checked) before lowering.
   std::string recipe;
+  /// High-precision GEMMs (linalg contractions): "f32" (generic kernels,
+  /// the CPU path's numerics) or "bf16" (bf16 MFMA kernels,
+  /// convert-linalg-matmul-to-amdgpu).
+  std::string gemmPrecision = "f32";
   /// Build the code object and the per-kernel assembly (for launches and
   /// the report); the emulator needs neither.
   bool codeObjects = true;
@@ -48,6 +53,19 @@ struct Gfx950KernelInfo {
   int64_t workgroups = 0;
   /// The GEMM's M, N, K; all 0 for other kernels.
   int64_t m = 0, n = 0, k = 0;
+  /// Iterations a work-item runs of the innermost loop of the kernel's
+  /// deepest loop nest: the product of the nest's trip counts, read from the
+  /// kernel IR's loop bounds (a bound of the form min(x + c, n) counts c
+  /// iterations); 0 for a kernel without loops. The step model
+  /// (Gfx950StepModel.h) times kernels without a GEMM shape by it.
+  double loopIterations = 0;
+  /// Loops of the kernel whose trip count the bounds do not tell (counted
+  /// as one iteration).
+  int64_t unknownTripCounts = 0;
+  /// Bytes a work-item loads and stores in one iteration of that innermost
+  /// loop, by the IR: with the steady state's bytes per lane it gives how
+  /// far the code generator unrolled the loop.
+  int64_t loopBytes = 0;
   /// This kernel compiled alone: its assembly with its metadata.
   std::string assembly;
   /// Seconds to compile this kernel alone to assembly.
@@ -63,6 +81,10 @@ struct Gfx950Artifact {
   /// Every kernel's assembly, one after the other.
   std::string assembly;
   std::vector<Gfx950KernelInfo> kernels;
+  /// The public host functions as a plan (launches in program order with
+  /// their grids and buffers), or why they are not one.
+  std::vector<HostFunction> plan;
+  std::string planError;
   double compileSeconds = 0;
 };
 

@@ -674,6 +674,10 @@ gfx950::estimateLaunch(const KernelReport &report, const LaunchShape &launch,
   bool anyShape = launch.m != 0 || launch.n != 0 || launch.k != 0;
   if (anyShape && (launch.m <= 0 || launch.n <= 0 || launch.k <= 0))
     return error("the GEMM shape needs M, N and K all positive (or all 0)");
+  if (launch.iterationsPerWave < 0 ||
+      (anyShape && launch.iterationsPerWave != 0))
+    return error("iterations per wave must be positive and are for a launch "
+                 "without a GEMM shape");
   if (report.workgroupsPerCu <= 0)
     return error("the kernel does not fit on a CU");
 
@@ -704,6 +708,10 @@ gfx950::estimateLaunch(const KernelReport &report, const LaunchShape &launch,
     totalFlops = 2.0 * launch.m * launch.n * launch.k;
     iterations = waveIterationFlops > 0 ? totalFlops / waveIterationFlops : 0;
     estimate.iterationsPerWave = iterations;
+  } else if (launch.iterationsPerWave > 0) {
+    iterations = launch.iterationsPerWave;
+    totalFlops = waveIterationFlops * iterations;
+    estimate.iterationsPerWave = iterations;
   }
   double cycles =
       iterations * (double(estimate.rounds - 1) * full.total + last.total);
@@ -712,7 +720,7 @@ gfx950::estimateLaunch(const KernelReport &report, const LaunchShape &launch,
     estimate.estimatedSustainedTflops =
         totalFlops / cycles * model.sustainedClockGHz / 1000.0;
   }
-  if (anyShape && cycles > 0) {
+  if ((anyShape || launch.iterationsPerWave > 0) && cycles > 0) {
     estimate.microseconds = cycles / (model.clockGHz * 1000.0);
     estimate.sustainedMicroseconds =
         cycles / (model.sustainedClockGHz * 1000.0);

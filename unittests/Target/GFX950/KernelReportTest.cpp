@@ -513,6 +513,35 @@ TEST(KernelReport, LaunchTailEffect) {
             std::string::npos);
 }
 
+TEST(KernelReport, LaunchIterationsWithoutShape) {
+  std::vector<KernelReport> reports = analyzeInput("wave_tile_32x32.s");
+  ASSERT_EQ(reports.size(), 1u);
+  const KernelReport &r = reports[0];
+  // The GEMM's 32 iterations a wave given directly time the launch as its
+  // shape does.
+  auto shaped = estimateLaunch(r, {16384, 4096, 4096, 8192});
+  LaunchShape counted{16384, 0, 0, 0};
+  counted.iterationsPerWave = 32;
+  auto direct = estimateLaunch(r, counted);
+  ASSERT_TRUE(bool(shaped) && bool(direct));
+  EXPECT_DOUBLE_EQ(direct->iterationsPerWave, 32.0);
+  EXPECT_NEAR(direct->microseconds, shaped->microseconds, 1e-9);
+  EXPECT_NEAR(direct->estimatedTflops, shaped->estimatedTflops, 1e-6);
+  // Half the iterations, half the time.
+  counted.iterationsPerWave = 16;
+  auto half = estimateLaunch(r, counted);
+  ASSERT_TRUE(bool(half));
+  EXPECT_NEAR(half->microseconds, shaped->microseconds / 2, 1e-9);
+
+  LaunchShape both{16384, 4096, 4096, 8192};
+  both.iterationsPerWave = 32;
+  EXPECT_NE(errorOf(estimateLaunch(r, both)).find("without a GEMM shape"),
+            std::string::npos);
+  counted.iterationsPerWave = -1;
+  EXPECT_NE(errorOf(estimateLaunch(r, counted)).find("must be positive"),
+            std::string::npos);
+}
+
 //===----------------------------------------------------------------------===//
 // Bad input
 //===----------------------------------------------------------------------===//

@@ -188,6 +188,10 @@ struct LaunchShape {
   /// The GEMM, or all 0: with a shape, the report also derives the steady
   /// state's iterations per wave and the kernel time.
   int64_t m = 0, n = 0, k = 0;
+  /// Without a GEMM shape: the steady state's iterations per wave, where the
+  /// caller knows them (1 for a kernel without a loop; a loop's trip count
+  /// from the kernel's IR), which gives the kernel time too; 0: unknown.
+  double iterationsPerWave = 0;
 };
 
 /// The model applied to a whole grid.
@@ -197,9 +201,10 @@ struct LaunchEstimate {
   int64_t rounds = 0;               ///< ceil(workgroups / concurrent)
   /// Work done over work the rounds could have done.
   double tailEfficiency = 0;
-  /// 2MNK / (workgroups x wavesPerWorkgroup x mfmaFlops); 0 without shape.
+  /// 2MNK / (workgroups x wavesPerWorkgroup x mfmaFlops), or the launch's
+  /// iterationsPerWave; 0 without either.
   double iterationsPerWave = 0;
-  double microseconds = 0;          ///< at the peak clock; 0 without shape
+  double microseconds = 0;          ///< at the peak clock; 0 without either
   double sustainedMicroseconds = 0; ///< at the sustained clock
   double estimatedTflops = 0;
   double estimatedSustainedTflops = 0;
