@@ -484,11 +484,13 @@ def ConvertLinalgToGPULaunchPass
     accumulates runs in chunks of its iterations, each into its slice of a
     zeroed workspace, then the slices are added in chunk order. Every order
     is fixed: results do not depend on scheduling. With `warp-reductions`,
-    a row reduction over [rows, columns] (32 to 512 columns, a multiple of
-    32), the sums over its rows shortly before it and the elementwise ops
+    a row reduction of 64 or more elements takes a warp of `warp-size`
+    lanes (W: 32 on NVIDIA, 64 for gfx950's wave) a row, and a row
+    reduction over [rows, columns] (W to 16 W columns, a multiple of W),
+    the sums over its rows shortly before it and the elementwise ops
     right after it that read its results at their rows run as one kernel
     that reads each operand element once: a warp takes consecutive rows,
-    its lanes columns lane + 32 j; each row's reduction combines through a
+    its lanes columns lane + W j; each row's reduction combines through a
     shuffle tree and feeds the elementwise ops from a register, and the
     column sums collect in registers over the warp's rows, their partials
     added by a second launch, a warp a column. The ops must be free to move
@@ -543,12 +545,14 @@ def ConvertLinalgToGPULaunchPass
   let options = [
     Option<"warpReductions", "warp-reductions", "bool", /*default=*/"false",
            "Reduce each row of a sum or max over one dimension with a warp "
-           "of 32 work-items (strided, coalesced reads and a shuffle tree) "
-           "instead of one work-item, and run row groups (a row reduction "
-           "over [rows, columns], the column sums before it and the "
-           "elementwise ops after it that read its results: a "
-           "normalization's backward) as one pass over the rows: NVIDIA "
-           "targets">
+           "of warp-size work-items (strided, coalesced reads and a shuffle "
+           "tree) instead of one work-item, and run row groups (a row "
+           "reduction over [rows, columns], the column sums before it and "
+           "the elementwise ops after it that read its results: a "
+           "normalization's backward) as one pass over the rows">,
+    Option<"warpSize", "warp-size", "int64_t", /*default=*/"32",
+           "Lanes of a warp-reductions row (a power of two, 2 to 64): 32 "
+           "for NVIDIA's warps, 64 for gfx950's waves">
   ];
 }
 

@@ -139,7 +139,7 @@ static void delinearize(OpBuilder &b, Location loc, Value r,
 /// partials. Every work-item's share and every combining order is fixed,
 /// so each run gives the same bits.
 static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
-                                   bool warpReductions,
+                                   bool warpReductions, int64_t warpSize,
                                    const ConstantInits &constantInits) {
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -186,11 +186,11 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     slices = std::min(kBusyWorkItems / points, reductionSize / 64);
   int64_t chunk = (reductionSize + slices - 1) / slices;
   // A row reduction (one reduced dimension, one row a point) with a warp a
-  // row: its 32 work-items stride the row, reading it coalesced, and a
-  // shuffle tree combines them.
+  // row: its `warpSize` work-items stride the row, reading it coalesced,
+  // and a shuffle tree combines them.
   bool warpRows = warpReductions && !workgroups && slices == 1 &&
                   reduction.size() == 1 && reductionSize >= 64 && combiners;
-  int64_t lanes = warpRows ? 32 : 1;
+  int64_t lanes = warpRows ? warpSize : 1;
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(op);
@@ -844,10 +844,19 @@ struct ConvertLinalgToGPULaunchPass
       }
     }
 
+    // A shuffle tree needs a power of two lanes, all in one warp (gfx950's
+    // wave is the widest, 64).
+    int64_t lanes = warpSize;
+    if (lanes < 2 || lanes > 64 || !llvm::isPowerOf2_64(lanes)) {
+      func.emitError("convert-linalg-to-gpu-launch: warp-size must be a "
+                     "power of two from 2 to 64, got ")
+          << lanes;
+      return signalPassFailure();
+    }
     OpBuilder b(func.getContext());
     ConstantInits constantInits = foldConstantInits(entry);
     if (warpReductions)
-      fuseRowGroups(b, entry, constantInits);
+      fuseRowGroups(b, entry, constantInits, warpSize);
     for (Operation &op : llvm::make_early_inc_range(entry)) {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic)
@@ -856,7 +865,8 @@ struct ConvertLinalgToGPULaunchPass
         op.emitError("generic GPU lowering needs bufferized linalg ops");
         return signalPassFailure();
       }
-      if (failed(launchGeneric(b, generic, warpReductions, constantInits)))
+      if (failed(launchGeneric(b, generic, warpReductions, warpSize,
+                                constantInits)))
         return signalPassFailure();
       generic.erase();
     }

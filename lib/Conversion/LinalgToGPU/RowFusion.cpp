@@ -11,7 +11,8 @@
 // reading the dot product). Each kernel alone is bound by memory traffic,
 // so the three run as one pass that reads each operand element once:
 //
-// - A warp takes R consecutive rows, its lanes the columns lane + 32 j.
+// - A warp (W lanes: 32 on NVIDIA, a 64-lane wave on gfx950) takes R
+//   consecutive rows, its lanes the columns lane + W j.
 // - For each row, the lanes compute their columns' share of the row
 //   reduction in column order and combine it through a shuffle tree: the
 //   bits of the unfused lowering (a warp a row).
@@ -38,8 +39,6 @@ using namespace mlir;
 using namespace mlir::mxfp4::launches;
 
 namespace {
-
-constexpr int64_t kLanes = 32;
 
 /// At most this many columns a lane: each holds its elements of the
 /// operands for the row, and a partial per column sum.
@@ -171,10 +170,11 @@ static bool isLegal(RowGroup group) {
 /// member: the elementwise ops right after it that read its results and
 /// the column sums shortly before it, each kept if the group stays legal.
 static std::optional<RowGroup> matchGroup(linalg::GenericOp row,
-                                          const DenseSet<Operation *> &taken) {
+                                          const DenseSet<Operation *> &taken,
+                                          int64_t lanes) {
   SmallVector<int64_t> ranges = row.getStaticLoopRanges();
   int64_t columns = ranges[1];
-  if (columns % kLanes != 0 || columns / kLanes > kMaxColumnsPerLane)
+  if (columns % lanes != 0 || columns / lanes > kMaxColumnsPerLane)
     return std::nullopt;
   auto candidate = [&](Operation *op, Role role) -> linalg::GenericOp {
     auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -209,7 +209,7 @@ static std::optional<RowGroup> matchGroup(linalg::GenericOp row,
       continue;
     ++seen;
     linalg::GenericOp sum = candidate(op, Role::ColumnSum);
-    if (!sum || (partials + sum.getNumDpsInits()) * columns / kLanes >
+    if (!sum || (partials + sum.getNumDpsInits()) * columns / lanes >
                     2 * kMaxColumnsPerLane)
       continue;
     group.columnSums.insert(group.columnSums.begin(), sum);
@@ -228,10 +228,10 @@ static std::optional<RowGroup> matchGroup(linalg::GenericOp row,
 /// the same bits).
 static void combineWarp(OpBuilder &b, Location loc,
                         MutableArrayRef<Value> values,
-                        ArrayRef<Operation *> combiners) {
-  for (int64_t offset = kLanes / 2; offset > 0; offset /= 2)
+                        ArrayRef<Operation *> combiners, int64_t lanes) {
+  for (int64_t offset = lanes / 2; offset > 0; offset /= 2)
     for (auto [value, c] : llvm::zip(values, combiners)) {
-      Value other = gpu::ShuffleOp::create(b, loc, value, offset, kLanes,
+      Value other = gpu::ShuffleOp::create(b, loc, value, offset, lanes,
                                            gpu::ShuffleMode::XOR)
                         .getShuffleResult();
       value = combineWith(b, loc, c, value, other);
@@ -247,15 +247,16 @@ static Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 /// output) at the end.
 static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
                         int64_t rowsPerWarp, int64_t warps,
-                        ArrayRef<Value> partials, const ConstantInits &inits) {
+                        ArrayRef<Value> partials, const ConstantInits &inits,
+                        int64_t lanes) {
   linalg::GenericOp row = group.rowReduction;
   SmallVector<int64_t> ranges = row.getStaticLoopRanges();
-  int64_t perLane = ranges[1] / kLanes;
-  Value id = openLaunch(b, loc, warps * kLanes);
+  int64_t perLane = ranges[1] / lanes;
+  Value id = openLaunch(b, loc, warps * lanes);
   Value lane =
-      arith::RemUIOp::create(b, loc, id, indexConstant(b, loc, kLanes));
+      arith::RemUIOp::create(b, loc, id, indexConstant(b, loc, lanes));
   Value warp =
-      arith::DivUIOp::create(b, loc, id, indexConstant(b, loc, kLanes));
+      arith::DivUIOp::create(b, loc, id, indexConstant(b, loc, lanes));
   Value first =
       arith::MulIOp::create(b, loc, warp, indexConstant(b, loc, rowsPerWarp));
   Value last = arith::MinUIOp::create(
@@ -265,7 +266,7 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
   SmallVector<Value> columns;
   for (int64_t j = 0; j < perLane; ++j)
     columns.push_back(
-        arith::AddIOp::create(b, loc, lane, indexConstant(b, loc, kLanes * j)));
+        arith::AddIOp::create(b, loc, lane, indexConstant(b, loc, lanes * j)));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   SmallVector<Value> starts(partials.size() * perLane, zero);
   auto loop =
@@ -311,7 +312,7 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
     for (int64_t j = 0; j < perLane; ++j)
       accs = emitPayload(b, row, {r, columns[j]}, accs,
                          [&](OpOperand *in) { return read(in, j); });
-    combineWarp(b, loc, accs, combiners);
+    combineWarp(b, loc, accs, combiners, lanes);
     SmallVector<Value> totals;
     for (auto [out, acc, c] :
          llvm::zip(row.getDpsInitsMutable(), accs, combiners))
@@ -379,18 +380,18 @@ static void emitRowPass(OpBuilder &b, Location loc, RowGroup group,
 static void emitPartialSums(OpBuilder &b, Location loc, Value partial,
                             int64_t warps, linalg::GenericOp sum,
                             OpOperand &out, Operation *combiner,
-                            const ConstantInits &inits) {
+                            const ConstantInits &inits, int64_t lanes) {
   int64_t columns = cast<MemRefType>(partial.getType()).getDimSize(0);
-  Value id = openLaunch(b, loc, columns * kLanes);
+  Value id = openLaunch(b, loc, columns * lanes);
   Value lane =
-      arith::RemUIOp::create(b, loc, id, indexConstant(b, loc, kLanes));
+      arith::RemUIOp::create(b, loc, id, indexConstant(b, loc, lanes));
   Value column =
-      arith::DivUIOp::create(b, loc, id, indexConstant(b, loc, kLanes));
+      arith::DivUIOp::create(b, loc, id, indexConstant(b, loc, lanes));
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value total = zero;
-  for (int64_t s = 0; s < warps; s += kLanes) {
+  for (int64_t s = 0; s < warps; s += lanes) {
     Value slice = arith::AddIOp::create(b, loc, lane, indexConstant(b, loc, s));
-    if (s + kLanes <= warps) {
+    if (s + lanes <= warps) {
       total = arith::AddFOp::create(
           b, loc, total,
           memref::LoadOp::create(b, loc, partial, ValueRange{column, slice}));
@@ -407,7 +408,7 @@ static void emitPartialSums(OpBuilder &b, Location loc, Value partial,
         b, loc, total, arith::SelectOp::create(b, loc, inRange, x, zero));
   }
   SmallVector<Value> totals = {total};
-  combineWarp(b, loc, totals, {combiner});
+  combineWarp(b, loc, totals, {combiner}, lanes);
   Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           lane, indexConstant(b, loc, 0));
   auto store = scf::IfOp::create(b, loc, firstLane, /*withElse=*/false);
@@ -422,7 +423,7 @@ static void emitPartialSums(OpBuilder &b, Location loc, Value partial,
 /// Replaces the group's members by its launches, placed where the last
 /// member was.
 static void emitGroup(OpBuilder &b, RowGroup group,
-                      const ConstantInits &inits) {
+                      const ConstantInits &inits, int64_t lanes) {
   SmallVector<linalg::GenericOp> members = group.members();
   Operation *last = members.front();
   for (linalg::GenericOp m : members)
@@ -443,13 +444,14 @@ static void emitGroup(OpBuilder &b, RowGroup group,
     for (int64_t k = 0, e = sum.getNumDpsInits(); k < e; ++k)
       partials.push_back(memref::AllocOp::create(
           b, loc, MemRefType::get({ranges[1], warps}, b.getF32Type())));
-  emitRowPass(b, loc, group, rowsPerWarp, warps, partials, inits);
+  emitRowPass(b, loc, group, rowsPerWarp, warps, partials, inits, lanes);
   const Value *partial = partials.begin();
   for (linalg::GenericOp sum : group.columnSums) {
     SmallVector<Operation *> combiners = *getCombiners(sum);
     for (auto [out, c] : llvm::zip(sum.getDpsInitsMutable(), combiners)) {
       b.setInsertionPoint(last);
-      emitPartialSums(b, sum.getLoc(), *partial++, warps, sum, out, c, inits);
+      emitPartialSums(b, sum.getLoc(), *partial++, warps, sum, out, c, inits,
+                      lanes);
     }
   }
   for (linalg::GenericOp m : members)
@@ -457,7 +459,8 @@ static void emitGroup(OpBuilder &b, RowGroup group,
 }
 
 void mlir::mxfp4::launches::fuseRowGroups(OpBuilder &b, Block &entry,
-                                          const ConstantInits &inits) {
+                                          const ConstantInits &inits,
+                                          int64_t lanes) {
   SmallVector<RowGroup> groups;
   DenseSet<Operation *> taken;
   for (Operation &op : entry) {
@@ -465,7 +468,7 @@ void mlir::mxfp4::launches::fuseRowGroups(OpBuilder &b, Block &entry,
     if (!generic || taken.contains(&op) ||
         roleOf(generic) != Role::RowReduction)
       continue;
-    std::optional<RowGroup> group = matchGroup(generic, taken);
+    std::optional<RowGroup> group = matchGroup(generic, taken, lanes);
     if (!group)
       continue;
     for (linalg::GenericOp m : group->members())
@@ -473,5 +476,5 @@ void mlir::mxfp4::launches::fuseRowGroups(OpBuilder &b, Block &entry,
     groups.push_back(std::move(*group));
   }
   for (RowGroup &group : groups)
-    emitGroup(b, group, inits);
+    emitGroup(b, group, inits, lanes);
 }

@@ -1,5 +1,6 @@
 // RUN: mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch{warp-reductions=1},canonicalize))' | FileCheck %s
 // RUN: mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch,canonicalize))' | FileCheck %s --check-prefix=UNFUSED
+// RUN: mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch{warp-reductions=1 warp-size=64},canonicalize))' | FileCheck %s --check-prefix=WAVE
 
 #rows = affine_map<(d0, d1) -> (d0)>
 #cols = affine_map<(d0, d1) -> (d1)>
@@ -54,6 +55,17 @@
 // UNFUSED-COUNT-4: gpu.launch blocks
 // UNFUSED-NOT: gpu.launch blocks
 // UNFUSED: return
+
+// On a 64-lane wave (gfx950) the group is still one pass over the rows, a
+// wave taking 4096 / 256 rows, then the column partials, a wave a column.
+// WAVE-LABEL: func.func @norm_backward
+// WAVE: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// WAVE: arith.remui %{{.*}}, %c64 : index
+// WAVE: gpu.shuffle  xor %{{.*}}, %c32_i32, %c64_i32 : f32
+// WAVE: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16,
+// WAVE: gpu.shuffle  xor %{{.*}}, %c32_i32, %c64_i32 : f32
+// WAVE-NOT: gpu.launch
+// WAVE: return
 func.func @norm_backward(%dy: memref<4096x64xf32>, %x: memref<4096x64xf32>,
                          %gain: memref<64xf32>, %rstd: memref<4096xf32>,
                          %dh: memref<4096x64xf32>) -> memref<64xf32> {

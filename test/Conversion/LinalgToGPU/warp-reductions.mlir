@@ -1,4 +1,6 @@
 // RUN: mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch{warp-reductions=1},canonicalize))' | FileCheck %s
+// RUN: mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch{warp-reductions=1 warp-size=64},canonicalize))' | FileCheck %s --check-prefix=WAVE
+// RUN: not mxfp4-opt %s --pass-pipeline='builtin.module(func.func(convert-linalg-to-gpu-launch{warp-reductions=1 warp-size=48}))' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A row max (softmax's): a warp a row, lanes striding the row from their
 // lane index, a shuffle tree, and lane 0 combining with the output.
@@ -12,6 +14,16 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4096xf32>
+// gfx950's wave: 64 lanes a row, a six-step tree.
+// WAVE-LABEL: func.func @row_max
+// WAVE: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
+// WAVE: %[[LANE:.*]] = arith.remui %{{.*}}, %c64 : index
+// WAVE: %[[M:.*]] = scf.for %{{.*}} = %[[LANE]] to %c512 step %c64 iter_args(%{{.*}} = %cst) -> (f32) {
+// WAVE: gpu.shuffle  xor %[[M]], %c32_i32, %c64_i32 : f32
+// WAVE: gpu.shuffle  xor %{{.*}}, %c1_i32, %c64_i32 : f32
+// WAVE: scf.if
+
+// BAD: error: convert-linalg-to-gpu-launch: warp-size must be a power of two from 2 to 64, got 48
 func.func @row_max(%x: memref<4096x512xf32>, %y: memref<4096xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4096x512xf32>) outs(%y : memref<4096xf32>) {
