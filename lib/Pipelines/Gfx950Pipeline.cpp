@@ -40,6 +40,7 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   bool bf16 = o.mixed && o.gemmPrecision == "bf16";
   if (bf16)
     addBF16GemmRounding(pm);
+  addElementwiseFusion(pm);
   ConvertMXFP4ToAMDGPUPassOptions conversion;
   conversion.chipset = o.chipset;
   conversion.tile = o.tile;
@@ -54,7 +55,8 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
                                     if (bf16)
                                       functions.addPass(
                                           createConvertLinalgMatmulToAMDGPUPass());
-                                  });
+                                  },
+                                  /*warpSize=*/o.warpReductions ? 64 : 0);
 }
 
 void mlir::mxfp4::addBF16GemmRounding(OpPassManager &pm) {
@@ -63,6 +65,10 @@ void mlir::mxfp4::addBF16GemmRounding(OpPassManager &pm) {
   // As autocast's, the GEMMs write bf16 results; only those that
   // elementwise ops read, which then move half the bytes.
   pm.addNestedPass<func::FuncOp>(createRoundGemmResultsPass());
+}
+
+void mlir::mxfp4::addElementwiseFusion(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
 }
 
 void mlir::mxfp4::addPostConversionCSE(OpPassManager &pm, bool mixed) {
@@ -86,7 +92,7 @@ void mlir::mxfp4::addCompositeInlining(OpPassManager &pm) {
 
 void mlir::mxfp4::buildGenericGpuKernelPipeline(
     OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> fused,
-    llvm::function_ref<void(OpPassManager &)> tuned, bool warpReductions) {
+    llvm::function_ref<void(OpPassManager &)> tuned, int64_t warpSize) {
   // The rest of the program: buffers, one generic kernel per linalg op, and
   // one module of distinct kernels.
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -103,7 +109,9 @@ void mlir::mxfp4::buildGenericGpuKernelPipeline(
   if (tuned)
     tuned(pm.nest<func::FuncOp>());
   ConvertLinalgToGPULaunchPassOptions generic;
-  generic.warpReductions = warpReductions;
+  generic.warpReductions = warpSize != 0;
+  if (warpSize)
+    generic.warpSize = warpSize;
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunchPass(generic));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModulesPass());

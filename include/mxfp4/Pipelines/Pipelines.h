@@ -62,6 +62,13 @@ struct Gfx950PipelineOptions
                      "kernels) or bf16 (operands rounded to bf16, bf16 "
                      "MFMAs with f32 accumulation, as PyTorch's autocast)"),
       llvm::cl::init("f32")};
+  Option<bool> warpReductions{
+      *this, "warp-reductions",
+      llvm::cl::desc("Mixed mode: generic row reductions and row groups (a "
+                     "normalization's backward) take a wave of 64 "
+                     "work-items a row combined by gpu.shuffle, as sm_90a's "
+                     "take a warp, instead of one work-item a row"),
+      llvm::cl::init(true)};
 };
 
 bool hostHasAvx512BF16();
@@ -106,12 +113,21 @@ void addPostConversionCSE(OpPassManager &pm, bool mixed);
 /// @mxfp4_kernels: target-independent. After bufferization, `fused` adds a
 /// target's module passes that replace composites by fused kernels; the
 /// composites left are inlined; `tuned` adds a target's function passes
-/// (tuned GEMMs) before the generic kernels. `warpReductions` gives row
-/// reductions a warp of 32 work-items a row (NVIDIA).
+/// (tuned GEMMs) before the generic kernels. A nonzero `warpSize` gives
+/// row reductions, and row groups such as a normalization's backward, a
+/// warp of that many work-items a row and a shuffle tree
+/// (convert-linalg-to-gpu-launch{warp-reductions}): 32 on NVIDIA, 64 (a
+/// wave) on gfx950.
 void buildGenericGpuKernelPipeline(
     OpPassManager &pm, llvm::function_ref<void(OpPassManager &)> fused = {},
     llvm::function_ref<void(OpPassManager &)> tuned = {},
-    bool warpReductions = false);
+    int64_t warpSize = 0);
+
+/// Norms, activations, residual adds and the optimizer's updates, on
+/// tensors before a target's mxfp4 conversion: one kernel per chain of
+/// elementwise ops instead of one per op, bit-identical
+/// (mxfp4-fuse-elementwise). Target-neutral: sm_90a and gfx950.
+void addElementwiseFusion(OpPassManager &pm);
 
 struct Sm90aPipelineOptions
     : public PassPipelineOptions<Sm90aPipelineOptions> {

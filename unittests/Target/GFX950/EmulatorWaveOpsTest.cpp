@@ -9,12 +9,20 @@
 // `valid` as convert-gpu-to-rocdl's ds_bpermute lowering gives them, spot
 // values written by hand), and the bf16 MFMAs 16x16x32 / 32x32x16 fed by
 // kernels that spell the lane layouts out in their own index math, against
-// a plain C++ GEMM; the accumulation order on a case where it matters.
+// a plain C++ GEMM; the accumulation order on a case where it matters; and
+// a row reduction through the gfx950 pipeline with warp-reductions=1, whose
+// shuffle-tree kernels the emulator runs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp4/InitAll.h"
+#include "mxfp4/Pipelines/Pipelines.h"
 #include "mxfp4/Target/GFX950/Emulator.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
@@ -321,6 +329,87 @@ TEST(EmulatorMfma, UnsupportedMfmaIsLocatedError) {
   EXPECT_NE(error.find("executed by only 32 of the 64 lanes"),
             std::string::npos)
       << error;
+}
+
+//===----------------------------------------------------------------------===//
+// Warp row reductions from the generic lowering
+//===----------------------------------------------------------------------===//
+
+/// Sum of squares of each row, then each element times rsqrt(its row's sum):
+/// a row reduction and an elementwise op reading it.
+const char *kRowNorm = R"mlir(
+func.func @norm(%x: tensor<8x256xf32>) -> (tensor<8xf32>, tensor<8x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %ss = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+      iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x256xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %acc, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8x256xf32>
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>,
+                       affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ss : tensor<8x256xf32>, tensor<8xf32>)
+      outs(%e2 : tensor<8x256xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = math.rsqrt %s : f32
+    %m = arith.mulf %a, %r : f32
+    linalg.yield %m : f32
+  } -> tensor<8x256xf32>
+  return %ss, %y : tensor<8xf32>, tensor<8x256xf32>
+}
+)mlir";
+
+TEST(EmulatorWarpReductions, RowReductionThroughTheGfx950Pipeline) {
+  mlir::DialectRegistry registry;
+  mlir::mxfp4::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::ParserConfig config(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kRowNorm, config, "norm.mlir");
+  ASSERT_TRUE(module);
+  mlir::PassManager pm(&context);
+  mlir::mxfp4::Gfx950PipelineOptions options;
+  options.mixed = true;
+  options.warpReductions = true;
+  mlir::mxfp4::buildGfx950KernelPipeline(pm, options);
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  int64_t shuffles = 0;
+  module->walk([&](mlir::gpu::ShuffleOp) { ++shuffles; });
+  EXPECT_GE(shuffles, 5) << "no shuffle tree: the test would not test it";
+
+  std::vector<float> x(8 * 256);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  for (float &v : x)
+    v = dist(rng);
+  EmulatorBuffer in(x.size() * 4);
+  std::memcpy(in.data(), x.data(), in.size());
+  auto results = emulate(*module, "norm", {in});
+  ASSERT_TRUE(static_cast<bool>(results))
+      << llvm::toString(results.takeError());
+  ASSERT_EQ(results->size(), 2u);
+  std::vector<float> sums(8), y(8 * 256);
+  ASSERT_EQ((*results)[0].size(), 32u);
+  std::memcpy(sums.data(), (*results)[0].data(), 32);
+  std::memcpy(y.data(), (*results)[1].data(), y.size() * 4);
+  for (int i = 0; i < 8; ++i) {
+    double ref = 0;
+    for (int j = 0; j < 256; ++j)
+      ref += double(x[i * 256 + j]) * x[i * 256 + j];
+    EXPECT_NEAR(sums[i], ref, 1e-5 * ref) << i;
+    for (int j = 0; j < 256; ++j)
+      EXPECT_NEAR(y[i * 256 + j], x[i * 256 + j] / std::sqrt(ref), 1e-5)
+          << i << ", " << j;
+  }
 }
 
 } // namespace
