@@ -106,6 +106,12 @@ static cl::opt<std::string> execTestMutation(
     cl::desc("Tests only: plant a bug in the gfx950 GEMM (lds-swizzle, "
              "scale-byte, fragment-row)"),
     cl::Hidden, cl::sub(execCommand), cl::cat(execCategory));
+static cl::opt<std::string> execGemmPrecision(
+    "gemm-precision",
+    cl::desc("gfx950: high-precision GEMMs in f32 (generic kernels, the "
+             "CPU's numerics; default) or bf16 (operands rounded to bf16, "
+             "bf16 MFMA kernels)"),
+    cl::init("f32"), cl::sub(execCommand), cl::cat(execCategory));
 static cl::opt<bool> execPrint(
     "print",
     cl::desc("Print every result (the default when no --output is given)"),
@@ -268,6 +274,10 @@ static int runExec() {
     options.tile = execTile;
     options.recipe = execRecipe;
     options.testMutation = execTestMutation;
+    if (execGemmPrecision != "bf16" && execGemmPrecision != "f32")
+      return fail("--gemm-precision must be bf16 or f32, got '" +
+                  execGemmPrecision + "'");
+    options.gemmPrecision = execGemmPrecision;
     llvm::Expected<std::unique_ptr<Gfx950Module>> module =
         Gfx950Module::fromSource(
             (*buffer)->getBuffer(), execFile, options,
