@@ -229,7 +229,7 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     (*module)->print(os);
   }
   if (llvm::Expected<std::vector<HostFunction>> plan =
-          buildHostPlan(**module))
+          buildHostPlan(**module, /*subviewsAsViews=*/true))
     artifact.plan = std::move(*plan);
   else
     artifact.planError = llvm::toString(plan.takeError());

@@ -195,8 +195,15 @@ mxfp4::modelGfx950Step(const Gfx950Artifact &artifact,
     }
     Gfx950KernelTime &time = model.kernels[*entry.index];
     ++time.launches;
-    time.microseconds += estimate->microseconds;
-    time.sustainedMicroseconds += estimate->sustainedMicroseconds;
+    // The issue model has no HBM term (its memory bound is L2's, 64 B/clk
+    // a CU): a launch takes at least its buffers' bytes at HBM bandwidth.
+    double hbmMicroseconds = hbmSeconds * 1e6;
+    time.issueModelMicroseconds += estimate->microseconds;
+    time.microseconds += std::max(estimate->microseconds, hbmMicroseconds);
+    time.sustainedMicroseconds +=
+        std::max(estimate->sustainedMicroseconds, hbmMicroseconds);
+    if (hbmMicroseconds > estimate->microseconds)
+      ++time.hbmBoundLaunches;
     time.idealMicroseconds += std::max(mfmaSeconds, hbmSeconds) * 1e6;
     time.mfmaFlops += flops;
     time.hbmBytes += moved;
@@ -207,6 +214,8 @@ mxfp4::modelGfx950Step(const Gfx950Artifact &artifact,
 
   for (auto [time, term] : llvm::zip(model.kernels, terms)) {
     time.roofline = term.first >= term.second ? "mfma" : "hbm";
+    if (2 * time.hbmBoundLaunches > time.launches)
+      time.bound = "hbm";
     time.efficiency =
         time.microseconds > 0 ? time.idealMicroseconds / time.microseconds : 0;
     model.kernelMicroseconds += time.microseconds;
@@ -240,6 +249,8 @@ std::string mxfp4::formatGfx950StepModelJSON(const Gfx950StepModel &model) {
         {"name", k.name},
         {"launches", k.launches},
         {"microseconds", k.microseconds},
+        {"issue_model_microseconds", k.issueModelMicroseconds},
+        {"hbm_bound_launches", k.hbmBoundLaunches},
         {"sustained_microseconds", k.sustainedMicroseconds},
         {"ideal_microseconds", k.idealMicroseconds},
         {"efficiency", k.efficiency},

@@ -64,7 +64,8 @@ static void describe(HostValue &value, MemRefType type, TypeAttr tensor = {}) {
 }
 
 /// The host function `func` as a plan.
-static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
+static llvm::Expected<HostFunction> buildFunction(func::FuncOp func,
+                                                  bool subviewsAsViews) {
   HostFunction function;
   function.name = func.getName().str();
   DenseMap<Value, int64_t> ids;
@@ -103,7 +104,8 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
       step.kind = HostStep::Kind::Free;
       step.id = id(dealloc.getMemref());
     } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
-                   memref::MemorySpaceCastOp, memref::CastOp>(op)) {
+                   memref::MemorySpaceCastOp, memref::CastOp>(op) ||
+               (subviewsAsViews && isa<memref::SubViewOp>(op))) {
       step.kind = HostStep::Kind::View;
       step.source = id(op.getOperand(0));
       step.id = id(op.getResult(0));
@@ -177,12 +179,13 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
 }
 
 llvm::Expected<std::vector<HostFunction>>
-mxfp4::buildHostPlan(ModuleOp module) {
+mxfp4::buildHostPlan(ModuleOp module, bool subviewsAsViews) {
   std::vector<HostFunction> plan;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
-    llvm::Expected<HostFunction> function = buildFunction(func);
+    llvm::Expected<HostFunction> function =
+        buildFunction(func, subviewsAsViews);
     if (!function)
       return function.takeError();
     plan.push_back(std::move(*function));

@@ -82,7 +82,8 @@ struct Gfx950Artifact {
   std::string assembly;
   std::vector<Gfx950KernelInfo> kernels;
   /// The public host functions as a plan (launches in program order with
-  /// their grids and buffers), or why they are not one.
+  /// their grids and buffers; a subview counts as its whole source), or why
+  /// they are not one.
   std::vector<HostFunction> plan;
   std::string planError;
   double compileSeconds = 0;

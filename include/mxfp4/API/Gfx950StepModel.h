@@ -44,9 +44,16 @@ struct Gfx950StepModelOptions {
 struct Gfx950KernelTime {
   std::string name;
   int64_t launches = 0;
-  /// Modeled time of all its launches, at the peak and the sustained clock.
+  /// Modeled time of all its launches, at the peak and the sustained clock:
+  /// per launch the issue model's time (estimateLaunch), or its buffers'
+  /// bytes at the HBM bandwidth where that is longer (the issue model
+  /// bounds memory by L2 alone).
   double microseconds = 0;
   double sustainedMicroseconds = 0;
+  /// The issue model's time alone, at the peak clock, and the launches the
+  /// HBM term decided.
+  double issueModelMicroseconds = 0;
+  int64_t hbmBoundLaunches = 0;
   /// Its roofline time: per launch the larger of its MFMA FLOPs at the
   /// matrix cores' peak for its MFMA and the bytes of its buffer arguments
   /// at the HBM bandwidth, summed.
@@ -55,7 +62,8 @@ struct Gfx950KernelTime {
   double efficiency = 0;
   double mfmaFlops = 0;
   double hbmBytes = 0;
-  /// The issue model's bound (mfma, issue, l2, lds) and the roofline's
+  /// The issue model's bound (mfma, issue, l2, lds; hbm where the HBM term
+  /// decided most launches) and the roofline's
   /// (mfma or hbm: which term of the ideal time is larger, summed).
   std::string bound, roofline;
   /// How the steady state's iterations were found: "gemm-shape",

@@ -28,8 +28,12 @@ class ModuleOp;
 namespace mlir::mxfp4 {
 
 /// Reads every public host function of `module`; an op outside the plan's
-/// vocabulary is a located error.
-llvm::Expected<std::vector<HostFunction>> buildHostPlan(ModuleOp module);
+/// vocabulary is a located error. With `subviewsAsViews`, a memref.subview
+/// becomes a view of its whole source (its offset dropped): right for the
+/// plan's allocations, lifetimes and launches, which models need (the gfx950
+/// step model), wrong for running it.
+llvm::Expected<std::vector<HostFunction>>
+buildHostPlan(ModuleOp module, bool subviewsAsViews = false);
 
 } // namespace mlir::mxfp4
 

@@ -42,7 +42,11 @@ assert close(model["tokens_per_second"],
 for k in ks:
     assert k["microseconds"] > 0 and k["ideal_microseconds"] > 0, k
     assert close(k["efficiency"], k["ideal_microseconds"] / k["microseconds"])
-    assert k["bound"] in ("mfma", "issue", "l2", "lds"), k
+    assert k["bound"] in ("mfma", "issue", "l2", "lds", "hbm"), k
+    # A launch takes at least the issue model's time and its bytes at HBM
+    # bandwidth.
+    assert k["microseconds"] >= k["issue_model_microseconds"] - 1e-9, k
+    assert 0 <= k["hbm_bound_launches"] <= k["launches"], k
     assert k["roofline"] in ("mfma", "hbm"), k
     assert k["iteration_source"] in ("gemm-shape", "ir-loops", "no-loop",
                                      "unknown-trip-count"), k
