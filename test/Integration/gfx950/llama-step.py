@@ -4,6 +4,10 @@
 # the emulator against the CPU path on the same weights and batch: the loss,
 # every gradient and every AdamW update agree to f32 rounding (differences
 # come from summation order in reductions, and from the emulator's libm).
+# The gfx950 side runs with exec's default --gemm-precision=f32 (generic f32
+# contraction kernels, the CPU's numerics); the bf16 MFMA GEMMs of
+# --gemm-precision=bf16 are checked against NumPy on their bf16-rounded
+# operands in bf16-gemm-emulation.py.
 # RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json -o %t.bf16.mlir
 # RUN: mxfp4-run compile --preset=%S/../../Tools/mxfp4-run/Inputs/micro.json --recipe=fp4-all-dht16 -o %t.fp4.mlir
 # RUN: %PYTHON %s mxfp4-run %t %t.bf16.mlir %t.fp4.mlir %mxfp4_obj_root/unittests/lib/libfakeamdhip64.so | FileCheck %s
