@@ -43,9 +43,7 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
     pm.addPass(createRoundAttentionIOPass());
     addBF16GemmRounding(pm);
   }
-  // Norms, activations, residual adds and the optimizer's updates: one
-  // kernel per chain of elementwise ops, not one per op (bit-identical).
-  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
+  addElementwiseFusion(pm);
   // Mixed mode makes the kernel module (with its NVVM target) even for a
   // program without mxfp4 ops; the generic kernels are merged into it.
   ConvertMXFP4ToNVGPUPassOptions conversion;
@@ -64,7 +62,7 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
           if (bf16)
             functions.addPass(createConvertLinalgMatmulToNVGPUPass());
         },
-        /*warpReductions=*/true);
+        /*warpSize=*/32);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
