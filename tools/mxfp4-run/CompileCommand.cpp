@@ -181,9 +181,24 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name,
   llvm::StringRef object(
       reinterpret_cast<const char *>(artifact->codeObject.data()),
       artifact->codeObject.size());
+  // The host plan runtime/hip runs (mxfp4-hip-run): it must be one, and
+  // touch no buffer after freeing it.
+  if (!compileOutDir.empty()) {
+    if (!artifact->planError.empty())
+      return fail(llvm::createStringError(
+          "gfx950: the host functions are not a host plan: " +
+          artifact->planError));
+    for (const HostFunction &function : artifact->plan)
+      if (std::string problem = checkHostLifetimes(function);
+          !problem.empty())
+        return fail(llvm::createStringError("gfx950: host function '" +
+                                            function.name + "': " + problem));
+  }
   if (llvm::Error error = writeOutDir({{"kernels.hsaco", object},
                                        {"kernels.s", artifact->assembly},
                                        {"kernels.mlir", artifact->kernelIR},
+                                       {"plan.txt",
+                                        formatHostPlan(artifact->plan)},
                                        {"compiled.json",
                                         describeCompilation("gfx950")}}))
     return fail(std::move(error));
