@@ -70,16 +70,17 @@ static void countIterations(KernelEntry &entry) {
 llvm::Expected<Gfx950StepModel>
 mxfp4::modelGfx950Step(const Gfx950Artifact &artifact,
                        const Gfx950StepModelOptions &options) {
-  if (!artifact.planError.empty())
+  if (!artifact.planError.empty() && !artifact.modelPlanError.empty())
     return makeError("the host functions are not a plan: " +
-                     artifact.planError);
+                     artifact.modelPlanError);
+  const std::vector<HostFunction> &plan = artifact.getModelPlan();
   const HostFunction *function = nullptr;
-  for (const HostFunction &f : artifact.plan)
+  for (const HostFunction &f : plan)
     if (f.name == options.function)
       function = &f;
   if (!function) {
     std::string names;
-    for (const HostFunction &f : artifact.plan)
+    for (const HostFunction &f : plan)
       names += (names.empty() ? "@" : ", @") + f.name;
     return makeError("no host function @" + options.function +
                      " to model (the program has " +
