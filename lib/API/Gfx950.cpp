@@ -233,15 +233,6 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
     artifact.plan = std::move(*plan);
   else
     artifact.planError = llvm::toString(plan.takeError());
-  // The step model's plan: subviews as views, since it needs sizes and
-  // launches only (the same plan where there are none).
-  if (!artifact.planError.empty()) {
-    if (llvm::Expected<std::vector<HostFunction>> plan =
-            buildHostPlan(**module, /*subviewsAsViews=*/true))
-      artifact.modelPlan = std::move(*plan);
-    else
-      artifact.modelPlanError = llvm::toString(plan.takeError());
-  }
   auto kernels = (*module)->lookupSymbol<gpu::GPUModuleOp>(
       kKernelModuleName);
   if (!kernels)

@@ -70,10 +70,10 @@ static void countIterations(KernelEntry &entry) {
 llvm::Expected<Gfx950StepModel>
 mxfp4::modelGfx950Step(const Gfx950Artifact &artifact,
                        const Gfx950StepModelOptions &options) {
-  if (!artifact.planError.empty() && !artifact.modelPlanError.empty())
+  if (!artifact.planError.empty())
     return makeError("the host functions are not a plan: " +
-                     artifact.modelPlanError);
-  const std::vector<HostFunction> &plan = artifact.getModelPlan();
+                     artifact.planError);
+  const std::vector<HostFunction> &plan = artifact.plan;
   const HostFunction *function = nullptr;
   for (const HostFunction &f : plan)
     if (f.name == options.function)

@@ -64,8 +64,7 @@ static void describe(HostValue &value, MemRefType type, TypeAttr tensor = {}) {
 }
 
 /// The host function `func` as a plan.
-static llvm::Expected<HostFunction> buildFunction(func::FuncOp func,
-                                                  bool subviewsAsViews) {
+static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
   HostFunction function;
   function.name = func.getName().str();
   DenseMap<Value, int64_t> ids;
@@ -104,8 +103,17 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func,
       step.kind = HostStep::Kind::Free;
       step.id = id(dealloc.getMemref());
     } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
-                   memref::MemorySpaceCastOp, memref::CastOp>(op) ||
-               (subviewsAsViews && isa<memref::SubViewOp>(op))) {
+                   memref::MemorySpaceCastOp, memref::CastOp,
+                   memref::SubViewOp>(op)) {
+      // The address passed is the source's: the offset and strides must
+      // be static, in the type the kernel receives.
+      auto type = cast<MemRefType>(op.getResult(0).getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          ShapedType::isDynamic(offset) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return located(&op, "host plan: a view with a dynamic layout");
       step.kind = HostStep::Kind::View;
       step.source = id(op.getOperand(0));
       step.id = id(op.getResult(0));
@@ -179,13 +187,13 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func,
 }
 
 llvm::Expected<std::vector<HostFunction>>
-mxfp4::buildHostPlan(ModuleOp module, bool subviewsAsViews) {
+mxfp4::buildHostPlan(ModuleOp module) {
   std::vector<HostFunction> plan;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
     llvm::Expected<HostFunction> function =
-        buildFunction(func, subviewsAsViews);
+        buildFunction(func);
     if (!function)
       return function.takeError();
     plan.push_back(std::move(*function));

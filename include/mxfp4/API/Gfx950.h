@@ -85,15 +85,6 @@ struct Gfx950Artifact {
   /// their grids and buffers), or why they are not one.
   std::vector<HostFunction> plan;
   std::string planError;
-  /// Where `plan` is not one because of subviews: the plan with each
-  /// subview a view of its whole source, right for sizes, lifetimes and
-  /// launches (the step model, Gfx950StepModel.h), wrong for running.
-  std::vector<HostFunction> modelPlan;
-  std::string modelPlanError;
-  /// The plan the step model reads.
-  const std::vector<HostFunction> &getModelPlan() const {
-    return planError.empty() ? plan : modelPlan;
-  }
   double compileSeconds = 0;
 };
 

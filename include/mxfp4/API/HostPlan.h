@@ -28,12 +28,11 @@ class ModuleOp;
 namespace mlir::mxfp4 {
 
 /// Reads every public host function of `module`; an op outside the plan's
-/// vocabulary is a located error. With `subviewsAsViews`, a memref.subview
-/// becomes a view of its whole source (its offset dropped): right for the
-/// plan's allocations, lifetimes and launches, which models need (the gfx950
-/// step model), wrong for running it.
-llvm::Expected<std::vector<HostFunction>>
-buildHostPlan(ModuleOp module, bool subviewsAsViews = false);
+/// vocabulary is a located error. A static memref.subview is a view of its
+/// source: kernels take buffers as bare pointers, and a subview's offset and
+/// strides are in the type the kernel receives, which applies them, so the
+/// kernel is passed the source's address.
+llvm::Expected<std::vector<HostFunction>> buildHostPlan(ModuleOp module);
 
 } // namespace mlir::mxfp4
 
