@@ -41,6 +41,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -169,7 +170,13 @@ gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
       one,
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
-  launches.push_back({launch, role.str(), minBlocksPerSM});
+  AttentionLaunch &opened = launches.emplace_back();
+  opened.launch = launch;
+  opened.role = role.str();
+  // ptxas keeps this many blocks resident on an SM (0: ptxas chooses).
+  if (minBlocksPerSM)
+    opened.kernelAttributes.set(NVVM::NVVMDialect::getMinctasmAttrName(),
+                                b.getI32IntegerAttr(minBlocksPerSM));
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   gpu::TerminatorOp::create(b, loc);

@@ -7,44 +7,22 @@
 //
 // The launches that replace the causal_attention composites
 // (mxfp4/Dialect/MXFP4/Transforms/Composites.h) on sm_90a: FlashAttention-2
-// style kernels that never store the [rows x keys] scores.
+// style kernels that never store the [rows x keys] scores. Operand layouts
+// are AttentionShape's (AttentionCommon).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP4_LIB_CONVERSION_ATTENTIONTONVGPU_FLASHATTENTION_H
 #define MXFP4_LIB_CONVERSION_ATTENTIONTONVGPU_FLASHATTENTION_H
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/Builders.h"
-
-#include <string>
+#include "mxfp4/Conversion/AttentionCommon/Attention.h"
 
 namespace mlir::mxfp4::sm90 {
-
-/// Shapes of one attention, token-major (the projections' layout): q and o
-/// [batch, seq, kvHeads * groups, headDim] (query head h = kv * groups + g
-/// uses KV head kv), k and v [batch, seq, kvHeads, headDim], lse [batch,
-/// kvHeads * groups, seq]; buffers with the identity layout, f32 or bf16
-/// (lse f32). The
-/// kernels walk "heads" = batch * kvHeads of stacked query rows, row
-/// r = g * seq + s.
-struct AttentionShape {
-  int64_t batch, kvHeads, groups, seq, headDim;
-  int64_t heads() const { return batch * kvHeads; }
-};
 
 /// True if the kernels cover `shape`: seq a multiple of 64, groups * seq
 /// of 128, headDim a multiple of 16 up to 128 (larger heads would need
 /// fewer rows a warp to keep the accumulators in registers).
 bool isSupported(const AttentionShape &shape);
-
-/// An emitted launch: what it computes (a kernel name suffix) and, where
-/// ptxas must be told, the blocks it should keep resident on an SM.
-struct AttentionLaunch {
-  gpu::LaunchOp launch;
-  std::string role;
-  int64_t minBlocksPerSM = 0; // 0: ptxas chooses
-};
 
 /// Launches computing o and lse from q, k, v (buffers allocated by the
 /// caller).
