@@ -39,6 +39,7 @@
 #include "mxfp4/Conversion/Passes.h"
 
 #include "mxfp4/Conversion/AMDGPUCommon/GemmTiling.h"
+#include "mxfp4/Conversion/GPUCommon/Contraction.h"
 #include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -46,11 +47,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -142,70 +141,26 @@ static std::optional<View> resolveView(Value memref) {
   return view;
 }
 
-/// The memref dimension that loop dimension `dim` indexes, or -1.
-static int64_t memrefDim(AffineMap map, unsigned dim) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults()))
-    if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == dim)
-      return i;
-  return -1;
-}
-
+/// `op` if this kernel covers it: any contraction
+/// `matchLinalgContraction` matches whose operands are f32 or bf16 buffers
+/// or static views of them.
 static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+  std::optional<LinalgContraction> matched = matchLinalgContraction(op);
+  if (!matched)
     return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1)
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return std::nullopt;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool batched = !dims->batch.empty();
-  auto operand = [&](Value memref, AffineMap map, unsigned row,
-                     unsigned col) -> std::optional<Operand> {
-    std::optional<View> view = resolveView(memref);
-    if (!view || !map.isProjectedPermutation() ||
-        map.getNumResults() != (batched ? 3u : 2u))
+  auto operand = [](const ContractionOperand &o) -> std::optional<Operand> {
+    std::optional<View> view = resolveView(o.memref);
+    Type element = cast<MemRefType>(o.memref.getType()).getElementType();
+    if (!view || (!element.isF32() && !element.isBF16()))
       return std::nullopt;
-    Operand o;
-    o.view = *view;
-    o.element = cast<MemRefType>(memref.getType()).getElementType();
-    o.batchDim = batched ? memrefDim(map, dims->batch[0]) : -1;
-    o.rowDim = memrefDim(map, row);
-    o.kDim = memrefDim(map, col);
-    if (o.rowDim < 0 || o.kDim < 0 || (batched && o.batchDim < 0))
-      return std::nullopt;
-    return o;
+    return Operand{*view, element, o.batchDim, o.rowDim, o.kDim};
   };
-  auto a = operand(op.getDpsInputs()[0], maps[0], dims->m[0], dims->k[0]);
-  auto b = operand(op.getDpsInputs()[1], maps[1], dims->n[0], dims->k[0]);
-  auto c = operand(op.getDpsInits()[0], maps[2], dims->m[0], dims->n[0]);
+  auto a = operand(matched->a), b = operand(matched->b),
+       c = operand(matched->c);
   if (!a || !b || !c)
     return std::nullopt;
-  auto isInput = [](Type t) { return t.isF32() || t.isBF16(); };
-  if (!isInput(a->element) || !isInput(b->element) || !isInput(c->element))
-    return std::nullopt;
-  Contraction result;
-  result.a = *a;
-  result.b = *b;
-  result.c = *c;
-  result.m = ranges[dims->m[0]];
-  result.n = ranges[dims->n[0]];
-  result.k = ranges[dims->k[0]];
-  result.batch = batched ? ranges[dims->batch[0]] : 1;
-  return result;
-}
-
-/// True if `op` fills its output with +0.0.
-static bool isZeroFill(Operation *op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
-  FloatAttr value;
-  return fill && fill.hasPureBufferSemantics() &&
-         matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
-         value.getValue().isPosZero();
+  return Contraction{*a, *b, *c, matched->batch, matched->m, matched->n,
+                     matched->k};
 }
 
 /// True if `out` is all zeros when `op` runs: the last op of the block
@@ -256,29 +211,6 @@ static Value flatDeviceBuffer(OpBuilder &b, Location loc, Value base) {
 
 static int64_t numElements(Value memref) {
   return cast<MemRefType>(memref.getType()).getNumElements();
-}
-
-/// Opens a 1-D launch of `items` work-items, 256 a workgroup, positions the
-/// builder inside its `if (id < items)` and returns the id (and the launch
-/// in `opened`).
-static Value openItemLaunch(KernelBuilder &kb, int64_t items,
-                            gpu::LaunchOp *opened = nullptr) {
-  OpBuilder &b = kb.builder();
-  Location loc = kb.location();
-  Value one = kb.idx(1);
-  auto launch = gpu::LaunchOp::create(b, loc, kb.idx(ceilDiv(items, kThreads)),
-                                      one, one, kb.idx(kThreads), one, one);
-  if (opened)
-    *opened = launch;
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  Value id =
-      kb.add(kb.mul(launch.getBlockIds().x, kThreads), launch.getThreadIds().x);
-  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, items), false);
-  b.setInsertionPointToStart(inRange.thenBlock());
-  return id;
 }
 
 namespace {
@@ -386,7 +318,7 @@ KMajor Packer::pack(OpBuilder &b, Location loc, const Operand &o,
     KernelBuilder kb(b, loc);
     // One work-item per 8 consecutive K of one row: one 16-byte store.
     gpu::LaunchOp launch;
-    Value id = openItemLaunch(kb, dstSize / kChunk, &launch);
+    Value id = openItemLaunch(kb, dstSize / kChunk, kThreads, &launch);
     made = launch;
     Value src = kb.buffer(srcFlat), out = kb.buffer(dstFlat);
     Value k0 = kb.mul(kb.rem(id, kPadded / kChunk), kChunk);
@@ -658,7 +590,7 @@ void GemmEmitter::emitReduction(Value workspace, int64_t splits,
   KernelBuilder kb(b, loc);
   Type f32 = b.getF32Type();
   int64_t outputs = c.batch * c.m * c.n;
-  Value id = openItemLaunch(kb, outputs);
+  Value id = openItemLaunch(kb, outputs, kThreads);
   Value ws = kb.buffer(workspace), out = kb.buffer(cFlat);
   Value n = kb.rem(id, c.n), rest = kb.div(id, c.n);
   Value m = kb.rem(rest, c.m), batch = kb.div(rest, c.m);

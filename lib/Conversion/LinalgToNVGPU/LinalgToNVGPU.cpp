@@ -26,6 +26,7 @@
 
 #include "mxfp4/Conversion/Passes.h"
 
+#include "mxfp4/Conversion/GPUCommon/Contraction.h"
 #include "mxfp4/Conversion/NVGPUCommon/TensorCore.h"
 #include "mxfp4/Conversion/NVGPUCommon/WarpgroupMma.h"
 
@@ -35,11 +36,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -52,38 +51,6 @@ using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::kernels;
 using namespace mlir::mxfp4::sm90;
-
-namespace {
-
-/// How an operand's memref is indexed: which memref dimension holds the
-/// batch (or -1), the rows (M for A, N for B, M for C) and K (or N for C).
-struct OperandLayout {
-  Value memref;
-  int64_t batchDim = -1, rowDim, kDim;
-  /// The innermost dimension is K (else the rows).
-  bool kContiguous() const {
-    return kDim == cast<MemRefType>(memref.getType()).getRank() - 1;
-  }
-};
-
-/// A contraction C[b, m, n] += A[b, m, k] * B[b, n, k] in some layout.
-struct Contraction {
-  OperandLayout a, b, c;
-  int64_t batch = 1, m, n, k;
-  /// C starts as zeros: the kernel writes it rather than adding to it.
-  bool overwrite = false;
-};
-
-} // namespace
-
-/// The memref dimension of `operand` that loop dimension `dim` indexes, or
-/// -1.
-static int64_t memrefDim(AffineMap map, unsigned dim) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults()))
-    if (auto d = dyn_cast<AffineDimExpr>(expr); d && d.getPosition() == dim)
-      return i;
-  return -1;
-}
 
 /// True if `memref` is f32 (or bf16 for inputs) with a static shape and a
 /// unit innermost stride.
@@ -101,57 +68,30 @@ static bool isSupportedBuffer(Value memref, bool input) {
   return !strides.empty() && strides.back() == 1;
 }
 
-static std::optional<Contraction> matchContraction(linalg::LinalgOp op) {
-  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-      !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2)
+/// `op` if this kernel covers it: a matmul or batch_matmul (any
+/// transposition) with the batch outermost, C's N innermost and operands
+/// that `isSupportedBuffer` accepts.
+static std::optional<LinalgContraction> matchContraction(linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1)
+  std::optional<LinalgContraction> matched = matchLinalgContraction(op);
+  if (!matched)
     return std::nullopt;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned bDim = dims->batch.empty() ? ~0u : dims->batch[0];
-  auto layout = [&](Value memref, AffineMap map, unsigned row,
-                    unsigned col) -> std::optional<OperandLayout> {
-    OperandLayout l;
-    l.memref = memref;
-    l.batchDim = dims->batch.empty() ? -1 : memrefDim(map, bDim);
-    l.rowDim = memrefDim(map, row);
-    l.kDim = memrefDim(map, col);
-    int64_t rank = map.getNumResults();
-    if (l.rowDim < 0 || l.kDim < 0 ||
-        (!dims->batch.empty() && l.batchDim != 0) ||
-        rank != (dims->batch.empty() ? 2 : 3))
-      return std::nullopt;
-    return l;
-  };
-  Contraction c;
-  auto a = layout(op.getDpsInputs()[0], maps[0], dims->m[0], dims->k[0]);
-  auto b = layout(op.getDpsInputs()[1], maps[1], dims->n[0], dims->k[0]);
-  auto out = layout(op.getDpsInits()[0], maps[2], dims->m[0], dims->n[0]);
-  if (!a || !b || !out || !out->kContiguous())
+  LinalgContraction &c = *matched;
+  if (c.a.batchDim > 0 || c.b.batchDim > 0 || c.c.batchDim > 0 ||
+      !c.c.kInnermost())
     return std::nullopt;
-  c.a = *a;
-  c.b = *b;
-  c.c = *out;
-  c.m = ranges[dims->m[0]];
-  c.n = ranges[dims->n[0]];
-  c.k = ranges[dims->k[0]];
-  if (!dims->batch.empty())
-    c.batch = ranges[bDim];
   if (!isSupportedBuffer(c.a.memref, true) ||
       !isSupportedBuffer(c.b.memref, true) ||
       !isSupportedBuffer(c.c.memref, false))
     return std::nullopt;
   // Every thread's 32 contiguous elements are all in range or all out.
-  auto contiguousSize = [&](const OperandLayout &l, int64_t rows) {
-    return l.kContiguous() ? c.k : rows;
+  auto contiguousSize = [&](const ContractionOperand &l, int64_t rows) {
+    return l.kInnermost() ? c.k : rows;
   };
   if (contiguousSize(c.a, c.m) % 32 || contiguousSize(c.b, c.n) % 32 || c.n % 2)
     return std::nullopt;
-  return c;
+  return matched;
 }
 
 /// The ops of `block` that write (or free) the buffer `buffer`, or failure
@@ -200,14 +140,6 @@ static bool readBetween(Value buffer, Operation *from, Operation *to) {
   return false;
 }
 
-/// True if `op` fills its output with f32 +0.0.
-static bool isZeroFill(Operation *op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
-  FloatAttr value;
-  return fill && matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
-         value.getValue().isPosZero();
-}
-
 /// True if `op`'s output `out` holds +0.0 when it runs: bufferization
 /// gives GEMMs one shared zero buffer and, right before each GEMM, a copy
 /// of it into the output (or, for the last, the buffer itself). Erases such
@@ -239,26 +171,6 @@ static bool takeZeroInit(Operation *op, Value out) {
   return true;
 }
 
-/// Opens a launch of one thread per item (`items`, 256 a block) and
-/// positions the builder inside its `if (id < items)`; returns the id.
-static Value openItemLaunch(KernelBuilder &kb, int64_t items) {
-  OpBuilder &b = kb.builder();
-  Location loc = kb.location();
-  Value one = kb.idx(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx((items + kBlockThreads - 1) / kBlockThreads), one, one,
-      kb.idx(kBlockThreads), one, one);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  Value id = kb.add(kb.mul(launch.getBlockIds().x, kBlockThreads),
-                    launch.getThreadIds().x);
-  auto inRange = scf::IfOp::create(b, loc, kb.lt(id, items), false);
-  b.setInsertionPointToStart(inRange.thenBlock());
-  return id;
-}
-
 /// A bf16 copy of an f32 buffer, made by one launch (8 elements a thread):
 /// the GEMMs read operands at half the bytes (the same rounding as rounding
 /// on load), and an activation several GEMMs read is rounded once.
@@ -268,7 +180,7 @@ static Value emitBF16Copy(OpBuilder &b, Location loc, Value src) {
       b, loc, MemRefType::get(type.getShape(), b.getBF16Type()));
   KernelBuilder kb(b, loc, BoundsMode::guarded);
   OpBuilder::InsertionGuard guard(b);
-  Value id = openItemLaunch(kb, type.getNumElements() / 8);
+  Value id = openItemLaunch(kb, type.getNumElements() / 8, kBlockThreads);
   // The multi-index of element 8 * id; the innermost extent is a multiple
   // of 8 (of 32, for a covered contraction), so the 8 share a row.
   SmallVector<Value> at(type.getRank());
@@ -333,7 +245,7 @@ namespace {
 /// Emits one contraction's launch.
 class GemmEmitter {
 public:
-  GemmEmitter(OpBuilder &b, Location loc, const Contraction &c)
+  GemmEmitter(OpBuilder &b, Location loc, const LinalgContraction &c)
       : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c) {}
 
   void emit();
@@ -342,14 +254,14 @@ private:
   /// After `gemm` wrote K splits into `workspace`: adds them to the output.
   void addSplits(gpu::LaunchOp gemm, Value workspace, int64_t splits);
   /// The memref indices of (batch, row, k) of `l`.
-  SmallVector<Value> indices(const OperandLayout &l, Value batch, Value row,
-                             Value k);
+  SmallVector<Value> indices(const ContractionOperand &l, Value batch,
+                             Value row, Value k);
   /// Where chunk `i` (0 or 1) of this thread lies in an operand's stage: the
   /// (row, k) of its first element in the tile; 8 elements along K if the
   /// operand is K-contiguous, else along the rows.
   std::pair<Value, Value> chunkOrigin(bool kContiguous, int64_t i);
   /// This thread's two chunks of `l`'s stage at (row0, k0), zeros outside.
-  SmallVector<Value> loadChunks(const OperandLayout &l, int64_t rows,
+  SmallVector<Value> loadChunks(const ContractionOperand &l, int64_t rows,
                                 Value batch, Value row0, Value k0);
   /// Stores chunks from `loadChunks` into `stage` of `tile`.
   void storeChunks(ArrayRef<Value> chunks, bool kContiguous,
@@ -358,13 +270,13 @@ private:
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
-  const Contraction &c;
+  const LinalgContraction &c;
 };
 
 } // namespace
 
-SmallVector<Value> GemmEmitter::indices(const OperandLayout &l, Value batch,
-                                        Value row, Value k) {
+SmallVector<Value> GemmEmitter::indices(const ContractionOperand &l,
+                                        Value batch, Value row, Value k) {
   SmallVector<Value> idx(cast<MemRefType>(l.memref.getType()).getRank());
   if (l.batchDim >= 0)
     idx[l.batchDim] = batch;
@@ -388,13 +300,14 @@ std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
           kb.add(kb.mul(kb.rem(chunk, 4), 8), kb.div(lane, 4))};
 }
 
-SmallVector<Value> GemmEmitter::loadChunks(const OperandLayout &l, int64_t rows,
-                                           Value batch, Value row0, Value k0) {
+SmallVector<Value> GemmEmitter::loadChunks(const ContractionOperand &l,
+                                           int64_t rows, Value batch,
+                                           Value row0, Value k0) {
   auto vecType = VectorType::get({8}, b.getBF16Type());
   Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
   SmallVector<Value> chunks;
   for (int64_t i = 0; i < 2; ++i) {
-    auto [row, k] = chunkOrigin(l.kContiguous(), i);
+    auto [row, k] = chunkOrigin(l.kInnermost(), i);
     row = kb.add(row0, row);
     k = kb.add(k0, k);
     Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
@@ -484,8 +397,8 @@ void GemmEmitter::emit() {
     return chunks;
   };
   auto store = [&](ArrayRef<Value> chunks, Value stage) {
-    storeChunks(chunks.take_front(2), c.a.kContiguous(), aTile, stage);
-    storeChunks(chunks.drop_front(2), c.b.kContiguous(), bTile, stage);
+    storeChunks(chunks.take_front(2), c.a.kInnermost(), aTile, stage);
+    storeChunks(chunks.drop_front(2), c.b.kInnermost(), bTile, stage);
     fenceSharedForMma(kb);
   };
   // Two stages: the MMAs of one run while the threads store the next, whose
@@ -547,7 +460,7 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfter(gemm);
   // One thread a pair of outputs: C += the splits' partial sums, in order.
-  Value id = openItemLaunch(kb, c.batch * c.m * c.n / 2);
+  Value id = openItemLaunch(kb, c.batch * c.m * c.n / 2, kBlockThreads);
   Value element = kb.mul(id, 2);
   Value col = kb.rem(element, c.n);
   Value row = kb.rem(kb.div(element, c.n), c.m);
@@ -579,18 +492,18 @@ struct ConvertLinalgMatmulToNVGPUPass
     : mxfp4::impl::ConvertLinalgMatmulToNVGPUPassBase<
           ConvertLinalgMatmulToNVGPUPass> {
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, Contraction>> found;
+    SmallVector<std::pair<linalg::LinalgOp, LinalgContraction>> found;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
-      if (std::optional<Contraction> c = matchContraction(op))
+      if (std::optional<LinalgContraction> c = matchContraction(op))
         found.push_back({op, *c});
     });
     OpBuilder b(&getContext());
     BF16Copies copies;
     for (auto &[op, contraction] : found) {
       contraction.overwrite = takeZeroInit(op, contraction.c.memref);
-      for (OperandLayout *l : {&contraction.a, &contraction.b})
+      for (ContractionOperand *l : {&contraction.a, &contraction.b})
         if (cast<MemRefType>(l->memref.getType()).getElementType().isF32())
           l->memref = copies.get(b, op, l->memref);
       b.setInsertionPoint(op);
