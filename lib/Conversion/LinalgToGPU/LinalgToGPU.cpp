@@ -36,6 +36,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCHPASS
 #include "mxfp4/Conversion/Passes.h.inc"
@@ -681,13 +684,281 @@ static void launchColumnChunks(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
   outer.erase();
 }
 
+/// Key tiles of the sorted scatter-add's rank pass (`launchSortedRows`):
+/// at most this many partial counts a token, each over ceil(T / tiles)
+/// keys.
+constexpr int64_t kRankTiles = 64;
+
+/// Tokens a work-item of the sorted scatter-add loads before adding them
+/// in order: loads in flight along a long segment.
+constexpr int64_t kSegmentUnroll = 8;
+
+/// The add of an accumulation (`getAccumulation`) and its other operand,
+/// if `launchSortedRows` can lower it: M of rank 2 indexed [row, d] with
+/// `row` computed before the inner loop, and the sum used only by the
+/// store.
+static std::optional<std::pair<arith::AddFOp, Value>>
+getSortableAccumulation(scf::ForOp outer, scf::ForOp inner, memref::LoadOp load,
+                        memref::StoreOp store) {
+  auto type = cast<MemRefType>(store.getMemRef().getType());
+  auto add = store.getValue().getDefiningOp<arith::AddFOp>();
+  std::optional<int64_t> lower = getConstantIntValue(outer.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(outer.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(outer.getStep());
+  if (type.getRank() != 2 || !add || !add->hasOneUse() ||
+      add->getBlock() != inner.getBody() || !lower || !upper || !step ||
+      *step <= 0 || *upper <= *lower ||
+      (*upper - *lower) / *step >= std::numeric_limits<int32_t>::max() ||
+      type.getDimSize(0) >= std::numeric_limits<int32_t>::max() ||
+      !inner.isDefinedOutsideOfLoop(store.getIndices().front()))
+    return std::nullopt;
+  Value x = add.getLhs() == load.getResult() ? add.getRhs() : add.getLhs();
+  if (x == load.getResult() ||
+      (add.getLhs() != load.getResult() && add.getRhs() != load.getResult()))
+    return std::nullopt;
+  return std::make_pair(add, x);
+}
+
+/// The embedding gradient at a large vocabulary (`M[row(t), d] += x(t, d)`
+/// over T tokens, M [R, D] too large for `launchColumnChunks`' copies):
+/// the tokens are sorted by (row, token) and each touched row's D
+/// work-items add its tokens in ascending order, so every element gets the
+/// sequential loop's sum, in parallel over rows and columns:
+///  1. keys[j] = row(t_j) << B | j, B = ceil(log2 T), the row R where
+///     row(t_j) is outside M (T work-items);
+///  2. for tile k of the keys (at most kRankTiles) and token j, the keys
+///     of tile k below key j and those below the next row's first key:
+///     counts[0..1][k][j] (tiles x T work-items);
+///  3. their sums, key j's position in the sorted order and the end of
+///     its row's run of positions: sorted[position] = keys[j],
+///     ends[position] = end (T work-items);
+///  4. a work-item per (position, column): at the first position of a
+///     row, it loads M[row, d], adds x at the row's tokens in order
+///     (kSegmentUnroll keys and loads at a time, selects dropping those
+///     past the end) and stores the sum (T x D work-items; the others
+///     return at once).
+/// Integers only before step 4 and one fixed order in it: the same bits
+/// every run, those of the sequential loop. Rows without tokens are not
+/// touched. The rank pass compares every pair of keys, T / tiles
+/// comparisons a work-item, free of atomics and of scans over the
+/// vocabulary.
+static void launchSortedRows(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
+                             memref::LoadOp load, memref::StoreOp store,
+                             arith::AddFOp add, Value x) {
+  Location loc = outer.getLoc();
+  int64_t lower = *getConstantIntValue(outer.getLowerBound());
+  int64_t upper = *getConstantIntValue(outer.getUpperBound());
+  int64_t step = *getConstantIntValue(outer.getStep());
+  int64_t columns = *getConstantIntValue(inner.getUpperBound());
+  int64_t tokens = (upper - lower + step - 1) / step;
+  Value target = store.getMemRef();
+  int64_t vocab = cast<MemRefType>(target.getType()).getDimSize(0);
+  Value rowIndex = store.getIndices().front();
+  int64_t tiles =
+      std::clamp<int64_t>((tokens + kThreads - 1) / kThreads, 1, kRankTiles);
+  int64_t tile = (tokens + tiles - 1) / tiles;
+  unsigned bits = llvm::Log2_64_Ceil(tokens);
+  // 32-bit keys where (R + 1) << B, the bound of the largest, fits.
+  bool narrow = ((vocab + 1) << bits) <= std::numeric_limits<uint32_t>::max();
+  IntegerType keyType = b.getIntegerType(narrow ? 32 : 64);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, keyType, v);
+  };
+  auto castTo = [&](Value v, Type type) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, type, v);
+  };
+  auto rowOf = [&](Value key) -> Value {
+    return arith::ShRUIOp::create(b, loc, key, constant(bits));
+  };
+  auto tokenOf = [&](Value key) -> Value {
+    return castTo(
+        arith::AndIOp::create(b, loc, key, constant((int64_t(1) << bits) - 1)),
+        b.getIndexType());
+  };
+  // The ops before the inner loop at iteration j (token lower + j * step).
+  auto clonePrefix = [&](IRMapping &mapping, Value j) {
+    mapping.map(
+        outer.getInductionVar(),
+        arith::AddIOp::create(b, loc, index(lower),
+                              arith::MulIOp::create(b, loc, j, index(step))));
+    for (Operation &op : outer.getBody()->without_terminator())
+      if (&op != inner)
+        b.clone(op, mapping);
+  };
+  auto less = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  };
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(outer);
+  Value keys =
+      memref::AllocOp::create(b, loc, MemRefType::get({tokens}, keyType));
+  Value counts = memref::AllocOp::create(
+      b, loc, MemRefType::get({2, tiles, tokens}, b.getI32Type()));
+  Value sorted =
+      memref::AllocOp::create(b, loc, MemRefType::get({tokens}, keyType));
+  Value ends = memref::AllocOp::create(
+      b, loc, MemRefType::get({tokens}, b.getI32Type()));
+
+  // 1. Each token's key.
+  {
+    OpBuilder::InsertionGuard launchGuard(b);
+    Value j = openLaunch(b, loc, tokens);
+    IRMapping mapping;
+    clonePrefix(mapping, j);
+    Value row = mapping.lookupOrDefault(rowIndex);
+    row = arith::SelectOp::create(b, loc, less(row, index(vocab)), row,
+                                  index(vocab));
+    Value key = arith::OrIOp::create(
+        b, loc,
+        arith::ShLIOp::create(b, loc, castTo(row, keyType), constant(bits)),
+        castTo(j, keyType));
+    memref::StoreOp::create(b, loc, key, keys, j);
+  }
+
+  // 2. Counts over one tile of the keys.
+  {
+    OpBuilder::InsertionGuard launchGuard(b);
+    Value id = openLaunch(b, loc, tiles * tokens);
+    Value k = arith::DivUIOp::create(b, loc, id, index(tokens));
+    Value j = arith::RemUIOp::create(b, loc, id, index(tokens));
+    Value key = memref::LoadOp::create(b, loc, keys, j);
+    // The next row's first possible key.
+    Value next = arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rowOf(key), constant(1)),
+        constant(bits));
+    Value first = arith::MulIOp::create(b, loc, k, index(tile));
+    Value last = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, index(tile)),
+        index(tokens));
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    auto loop = scf::ForOp::create(b, loc, first, last, index(1),
+                                   ValueRange{zero, zero});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value other =
+          memref::LoadOp::create(b, loc, keys, loop.getInductionVar());
+      SmallVector<Value> flags = {less(other, key), less(other, next)};
+      SmallVector<Value> sums;
+      for (auto [count, flag] : llvm::zip(loop.getRegionIterArgs(), flags))
+        sums.push_back(arith::AddIOp::create(
+            b, loc, count,
+            arith::ExtUIOp::create(b, loc, b.getI32Type(), flag)));
+      scf::YieldOp::create(b, loc, sums);
+    }
+    for (auto [c, count] : llvm::enumerate(loop.getResults()))
+      memref::StoreOp::create(b, loc, count, counts,
+                              ValueRange{index(c), k, j});
+  }
+
+  // 3. Each key at its position in the sorted order.
+  {
+    OpBuilder::InsertionGuard launchGuard(b);
+    Value j = openLaunch(b, loc, tokens);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1),
+                                   ValueRange{zero, zero});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> sums;
+      for (auto [c, count] : llvm::enumerate(loop.getRegionIterArgs()))
+        sums.push_back(arith::AddIOp::create(
+            b, loc, count,
+            memref::LoadOp::create(
+                b, loc, counts,
+                ValueRange{index(c), loop.getInductionVar(), j})));
+      scf::YieldOp::create(b, loc, sums);
+    }
+    Value position = castTo(loop.getResult(0), b.getIndexType());
+    memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, keys, j),
+                            sorted, position);
+    memref::StoreOp::create(b, loc, loop.getResult(1), ends, position);
+  }
+
+  // 4. The work-items of a row's first position add the row's tokens in
+  // order.
+  {
+    OpBuilder::InsertionGuard launchGuard(b);
+    Value id = openLaunch(b, loc, tokens * columns);
+    Value p = arith::DivUIOp::create(b, loc, id, index(columns));
+    Value d = arith::RemUIOp::create(b, loc, id, index(columns));
+    Value row = rowOf(memref::LoadOp::create(b, loc, sorted, p));
+    Value atStart =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, index(0));
+    Value before = rowOf(memref::LoadOp::create(
+        b, loc, sorted,
+        arith::SelectOp::create(b, loc, atStart, p,
+                                arith::SubIOp::create(b, loc, p, index(1)))
+            .getResult()));
+    Value first = arith::AndIOp::create(
+        b, loc,
+        arith::OrIOp::create(b, loc, atStart,
+                             arith::CmpIOp::create(b, loc,
+                                                   arith::CmpIPredicate::ne,
+                                                   before, row)),
+        less(row, constant(vocab)));
+    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    Value r = castTo(row, b.getIndexType());
+    Value init = memref::LoadOp::create(b, loc, target, ValueRange{r, d});
+    Value end =
+        castTo(memref::LoadOp::create(b, loc, ends, p), b.getIndexType());
+    Value back = arith::SubIOp::create(b, loc, end, index(1));
+    auto loop = scf::ForOp::create(b, loc, p, end, index(kSegmentUnroll),
+                                   ValueRange{init});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value q0 = loop.getInductionVar();
+      SmallVector<Value> terms, valid;
+      for (int64_t u = 0; u < kSegmentUnroll; ++u) {
+        Value q = arith::AddIOp::create(b, loc, q0, index(u));
+        valid.push_back(less(q, end));
+        Value key = memref::LoadOp::create(
+            b, loc, sorted,
+            ValueRange{arith::MinUIOp::create(b, loc, q, back)});
+        IRMapping mapping;
+        clonePrefix(mapping, tokenOf(key));
+        mapping.map(inner.getInductionVar(), d);
+        for (Operation &op : inner.getBody()->without_terminator())
+          if (&op != load && &op != store && &op != add)
+            b.clone(op, mapping);
+        terms.push_back(mapping.lookupOrDefault(x));
+      }
+      Value acc = loop.getRegionIterArgs()[0];
+      for (auto [u, term] : llvm::enumerate(terms)) {
+        IRMapping mapping;
+        mapping.map(load.getResult(), acc);
+        mapping.map(x, term);
+        Value sum = b.clone(*add, mapping)->getResult(0);
+        // The block's first position is always in the row.
+        acc = u == 0 ? sum
+                     : arith::SelectOp::create(b, loc, valid[u], sum, acc)
+                           .getResult();
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    memref::StoreOp::create(b, loc, loop.getResult(0), target,
+                            ValueRange{r, d});
+  }
+  outer.erase();
+}
+
 /// A loop `for t { prefix; for d < D { body } }` whose inner iterations
 /// touch memory only at last index `d` (the embedding gradient's
 /// scatter-add: dE[id(t), d] += dX[t, d]) runs as D work-items, each
 /// looping over t in order: no two work-items touch one element and each
 /// element sees the sequential order, so the result is the sequential one.
-/// A long loop whose body accumulates runs in chunks instead
-/// (`launchColumnChunks`).
+/// A loop whose body accumulates into a static buffer runs in chunks
+/// instead where it is long and the chunks' copies are small
+/// (`launchColumnChunks`), else, for M of rank 2, sorted by row
+/// (`launchSortedRows`): the one-loop-a-column form remains for the other
+/// column loops.
 static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
   if (outer.getNumResults() != 0)
     return false;
@@ -725,22 +996,27 @@ static bool launchColumnLoop(OpBuilder &b, scf::ForOp outer) {
   std::optional<int64_t> first = getConstantIntValue(outer.getLowerBound());
   std::optional<int64_t> end = getConstantIntValue(outer.getUpperBound());
   std::optional<int64_t> stride = getConstantIntValue(outer.getStep());
-  if (first && end && stride && *upper > 0 &&
-      *end - *first >= kSplitIterations * *stride)
+  if (first && end && stride && *upper > 0)
     if (auto accumulation = getAccumulation(outer, inner)) {
-      auto type = cast<MemRefType>(accumulation->second.getMemRef().getType());
+      auto [load, store] = *accumulation;
+      auto type = cast<MemRefType>(store.getMemRef().getType());
       int64_t slice = *upper;
       for (int64_t size : type.getShape().drop_back())
         slice *= size;
       int64_t chunks =
-          slice == 0
+          slice == 0 || *end - *first < kSplitIterations * *stride
               ? 1
               : std::min({kBusyWorkItems / *upper,
                           (*end - *first) / *stride / kMinChunkIterations,
                           kMaxWorkspaceElements / slice});
       if (chunks > 1) {
-        launchColumnChunks(b, outer, inner, accumulation->first,
-                           accumulation->second, chunks);
+        launchColumnChunks(b, outer, inner, load, store, chunks);
+        return true;
+      }
+      // Too few tokens to split, or copies of M too large: sorted by row.
+      if (auto sortable = getSortableAccumulation(outer, inner, load, store)) {
+        launchSortedRows(b, outer, inner, load, store, sortable->first,
+                         sortable->second);
         return true;
       }
     }

@@ -273,9 +273,10 @@ func.func @scalar_max(%x: memref<2048xf32>, %y: memref<f32>) {
 
 // -----
 
-// The embedding gradient's scatter-add: one work-item per column, each
-// looping over the tokens in order (the sequential result, in parallel);
-// 2048 tokens are too few to split.
+// The embedding gradient's scatter-add into an argument (chunks and the
+// sorted form below need a buffer the function allocates): one work-item
+// per column, each looping over the tokens in order (the sequential
+// result, in parallel).
 // CHECK-LABEL: func.func @scatter_add
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK: scf.for %[[T:.*]] = %c0 to %c2048 step %c1 {
@@ -349,6 +350,90 @@ func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>)
     }
   }
   return %de : memref<256x256xf32>
+}
+
+// -----
+
+// A scatter-add into a vocabulary too large for chunked copies (131072 x
+// 256 rows): keys row << 13 | token; a work-item a (key tile, token)
+// counts the keys of its tile below its key and below the next row's first
+// key; a work-item a token sums the 32 tiles' counts and stores its key and
+// its row's end at its position in the sorted order; a work-item a
+// (position, column) at a row's first position adds the row's tokens in
+// order, 8 keys at a time, the tail dropped by selects.
+// CHECK-LABEL: func.func @scatter_add_sorted
+// CHECK: %[[DE:.*]] = memref.alloc() : memref<131072x256xf32>
+// CHECK: %[[KEYS:.*]] = memref.alloc() : memref<8192xi32>
+// CHECK: %[[COUNTS:.*]] = memref.alloc() : memref<2x32x8192xi32>
+// CHECK: %[[SORTED:.*]] = memref.alloc() : memref<8192xi32>
+// CHECK: %[[ENDS:.*]] = memref.alloc() : memref<8192xi32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32,
+// CHECK: %[[J:.*]] = arith.addi
+// CHECK: %[[ID:.*]] = memref.load %{{.*}}[%[[J]]] : memref<8192xi32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %c131072 : index
+// CHECK: %[[VALID:.*]] = arith.select %[[IN]], %[[ROW]], %c131072 : index
+// CHECK: %[[HIGH:.*]] = arith.shli %{{.*}}, %c13_i32 : i32
+// CHECK: %[[KEY:.*]] = arith.ori %[[HIGH]], %{{.*}} : i32
+// CHECK: memref.store %[[KEY]], %[[KEYS]][%[[J]]] : memref<8192xi32>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
+// CHECK: %[[TILE:.*]] = arith.divui %{{.*}}, %c8192 : index
+// CHECK: %[[TOKEN:.*]] = arith.remui %{{.*}}, %c8192 : index
+// CHECK: %[[MINE:.*]] = memref.load %[[KEYS]][%[[TOKEN]]] : memref<8192xi32>
+// CHECK: %[[NEXT:.*]] = arith.shli %{{.*}}, %c13_i32 : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[TILE]], %c256 : index
+// CHECK: %[[C:.*]]:2 = scf.for %[[K:.*]] = %[[FIRST]] to %{{.*}} step %c1 iter_args({{.*}}) -> (i32, i32) {
+// CHECK-NEXT: %[[OTHER:.*]] = memref.load %[[KEYS]][%[[K]]] : memref<8192xi32>
+// CHECK-NEXT: arith.cmpi ult, %[[OTHER]], %[[MINE]] : i32
+// CHECK-NEXT: arith.cmpi ult, %[[OTHER]], %[[NEXT]] : i32
+// CHECK: memref.store %[[C]]#0, %[[COUNTS]][%c0, %[[TILE]], %[[TOKEN]]]
+// CHECK: memref.store %[[C]]#1, %[[COUNTS]][%c1, %[[TILE]], %[[TOKEN]]]
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32,
+// CHECK: %[[S:.*]]:2 = scf.for %{{.*}} = %c0 to %c32 step %c1
+// CHECK: %[[POS:.*]] = arith.index_castui %[[S]]#0 : i32 to index
+// CHECK: %[[K2:.*]] = memref.load %[[KEYS]]
+// CHECK: memref.store %[[K2]], %[[SORTED]][%[[POS]]] : memref<8192xi32>
+// CHECK: memref.store %[[S]]#1, %[[ENDS]][%[[POS]]] : memref<8192xi32>
+// CHECK: memref.dealloc %[[COUNTS]]
+// CHECK: memref.dealloc %[[KEYS]]
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8192,
+// CHECK: %[[P:.*]] = arith.divui %{{.*}}, %c256 : index
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c256 : index
+// CHECK: %[[R:.*]] = arith.shrui %{{.*}}, %c13_i32 : i32
+// CHECK: %[[BEFORE:.*]] = arith.shrui %{{.*}}, %c13_i32 : i32
+// CHECK: %[[NEW:.*]] = arith.cmpi ne, %[[BEFORE]], %[[R]] : i32
+// CHECK: scf.if
+// CHECK: %[[RI:.*]] = arith.index_castui %[[R]] : i32 to index
+// CHECK: %[[INIT:.*]] = memref.load %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: %[[END:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[SUM:.*]] = scf.for %[[Q:.*]] = %[[P]] to %[[END]] step %c8 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[T0:.*]] = memref.load %[[SORTED]]
+// CHECK: arith.andi %[[T0]], %c8191_i32 : i32
+// CHECK: %[[X0:.*]] = memref.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<8192x256xf32>
+// CHECK-COUNT-7: memref.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<8192x256xf32>
+// CHECK: %[[A0:.*]] = arith.addf %[[ACC]], %[[X0]] : f32
+// CHECK-NEXT: %[[A1:.*]] = arith.addf %[[A0]], %{{.*}} : f32
+// CHECK-NEXT: arith.select %{{.*}}, %[[A1]], %[[A0]] : f32
+// CHECK-COUNT-6: arith.select
+// CHECK: memref.store %[[SUM]], %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: return %[[DE]]
+func.func @scatter_add_sorted(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>) -> memref<131072x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8192 = arith.constant 8192 : index
+  %c256 = arith.constant 256 : index
+  %de = memref.alloc() : memref<131072x256xf32>
+  scf.for %t = %c0 to %c8192 step %c1 {
+    %v = memref.load %tok[%t] : memref<8192xi32>
+    %i = arith.index_cast %v : i32 to index
+    scf.for %d = %c0 to %c256 step %c1 {
+      %a = memref.load %de[%i, %d] : memref<131072x256xf32>
+      %b = memref.load %dx[%t, %d] : memref<8192x256xf32>
+      %s = arith.addf %a, %b : f32
+      memref.store %s, %de[%i, %d] : memref<131072x256xf32>
+    }
+  }
+  return %de : memref<131072x256xf32>
 }
 
 // -----
