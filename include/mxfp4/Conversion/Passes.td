@@ -482,7 +482,10 @@ def ConvertLinalgToGPULaunchPass
     workgroup memory. A loop of rows of column updates (the embedding
     gradient's scatter-add) runs a work-item a column; a long one that
     accumulates runs in chunks of its iterations, each into its slice of a
-    zeroed workspace, then the slices are added in chunk order. Every order
+    zeroed workspace, then the slices are added in chunk order, where the
+    workspace fits 64 MiB; else, into a rank-2 buffer, its iterations are
+    sorted by row on the device (a rank pass over key tiles) and the work-
+    items of each touched row add its iterations in order. Every order
     is fixed: results do not depend on scheduling. With `warp-reductions`,
     a row reduction of 64 or more elements takes a warp of `warp-size`
     lanes (W: 32 on NVIDIA, 64 for gfx950's wave) a row, and a row
