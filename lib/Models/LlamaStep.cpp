@@ -317,20 +317,23 @@ SmallVector<Value> StepBuilder::trainStep(ArrayRef<Value> w, ArrayRef<Value> m,
     SmallVector<int64_t> shape(shapeOf(w[i]));
     AffineMap id = tb.identity(shape.size());
     Type type = w[i].getType();
-    SmallVector<Value> inits;
-    for (int k = 0; k < 3; ++k)
-      inits.push_back(tensor::EmptyOp::create(b, loc, shape, b.getF32Type()));
     Value factor = param.isMatrix ? decay : noDecay;
+    // One pass over the parameter: the gradient in, the weight and both
+    // moments read and overwritten through the outputs. Their destinations
+    // are the arguments, so where the caller's buffers are writable (the
+    // GPU targets' host plans) one-shot bufferization updates them in place
+    // and the step holds no second set of weights and moments; the CPU
+    // pipeline keeps its arguments read-only and copies first.
     // PyTorch 1.13 _single_tensor_adamw, in its operation order.
     auto update = linalg::GenericOp::create(
-        b, loc, TypeRange{type, type, type},
-        ValueRange{w[i], grads[i], m[i], v[i]}, inits,
-        SmallVector<AffineMap>(7, id),
+        b, loc, TypeRange{type, type, type}, ValueRange{grads[i]},
+        ValueRange{w[i], m[i], v[i]}, SmallVector<AffineMap>(4, id),
         SmallVector<utils::IteratorType>(shape.size(),
                                          utils::IteratorType::parallel),
         [&](OpBuilder &nb, Location l, ValueRange s) {
-          Value grad = arith::MulFOp::create(nb, l, s[1], clip);
-          Value p = arith::MulFOp::create(nb, l, s[0], factor);
+          // s: the gradient, then the weight, m and v before the update.
+          Value grad = arith::MulFOp::create(nb, l, s[0], clip);
+          Value p = arith::MulFOp::create(nb, l, s[1], factor);
           Value m1 = arith::AddFOp::create(
               nb, l, arith::MulFOp::create(nb, l, s[2], beta1),
               arith::MulFOp::create(nb, l, rest1, grad));

@@ -51,7 +51,10 @@ void mlir::mxfp4::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // Tensors to buffers; results become caller-allocated out-parameters so a
-  // runtime owns every buffer that crosses the boundary.
+  // runtime owns every buffer that crosses the boundary, and arguments stay
+  // the caller's inputs (a result whose destination is an argument, as the
+  // AdamW update's, gets a copy to update instead).
+  pm.addNestedPass<func::FuncOp>(createReadOnlyArgumentsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -59,10 +59,11 @@ Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
 /// a view of one) and its kernel may store to any buffer it gets, and
 /// one-shot bufferization with writable function boundaries can put a result
 /// in place in an argument (a result record may then name the argument).
-/// The compiler's plans of today never do (no kernel of the micro step
-/// stores to an argument, no result names one), but the runner cannot see
-/// stores from the plan, so it compares each argument with its upload after
-/// the warmup call and keeps a pristine device copy of each one that changed.
+/// The GPU targets' @train_step does: its AdamW update writes the weights
+/// and moments in place and its results name those arguments. The runner
+/// cannot see stores from the plan, so it compares each argument with its
+/// upload after the warmup call and keeps a pristine device copy of each one
+/// that changed.
 void keepPristineCopies(Device &cu, Memory &memory, Arguments &arguments,
                         const std::string &function) {
   for (Input &input : arguments.buffers) {

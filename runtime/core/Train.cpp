@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 namespace mlir::mxfp4::runtime {
 
@@ -319,11 +320,18 @@ void Trainer::loop() {
       cu.copyToHost(&scalars[k], results[k], 4);
       memory.give(results[k]);
     }
-    // The new parameters and moments are the next step's arguments.
-    for (size_t i = 0; i < 3 * n; ++i) {
-      memory.give(state[i]);
+    // The new parameters and moments are the next step's arguments. A step
+    // that updates them in place returns its argument buffers (the plan's
+    // result records name the arguments): nothing to swap or give back.
+    std::set<DevicePtr> next(results.begin() + 3, results.end());
+    if (next.size() != 3 * n)
+      fail("@train_step returns one buffer as two of its parameters and "
+           "moments");
+    for (size_t i = 0; i < 3 * n; ++i)
+      if (!next.count(state[i]))
+        memory.give(state[i]);
+    for (size_t i = 0; i < 3 * n; ++i)
       state[i] = buffers[i] = results[3 + i];
-    }
     ++done;
     double seconds = clock.end() / 1000.0;
     double tokensPerSecond = done * tokensPerStep / seconds;

@@ -47,6 +47,32 @@ def DistinctResultBuffersPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ReadOnlyArgumentsPass
+    : Pass<"mxfp4-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Keep the tensor arguments of public functions unwritten";
+  let description = [{
+    One-shot bufferization with function boundaries treats every function
+    argument as writable: an op whose destination is an argument (the Llama
+    step's AdamW update writes the weights and moments it reads) updates the
+    caller's buffer in place. The GPU targets' host plans want that (the step
+    then holds one set of weights and moments); a C interface whose callers
+    own read-only inputs does not. This pass marks every ranked tensor
+    argument of a public function `bufferization.writable = false`, so that
+    bufferization copies such an argument before writing it.
+
+    Example:
+
+    ```mlir
+    // Before
+    func.func @step(%w: tensor<4xf32>) -> tensor<4xf32>
+    // After
+    func.func @step(%w: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def ParallelizeLoopsPass
     : Pass<"mxfp4-parallelize-loops", "::mlir::func::FuncOp"> {
   let summary = "Turn loops the lowerings marked independent into scf.parallel";
