@@ -149,7 +149,12 @@ private:
   Value probabilities(Value scores, Value negLse2) {
     double scale = kLog2E / std::sqrt(static_cast<double>(s.headDim));
     Value z = math::FmaOp::create(b, loc, scores, splat(f32(scale)), negLse2);
-    return math::Exp2Op::create(b, loc, z);
+    // Per element: the ROCDL lowering of math.exp2 (v_exp_f32) is scalar.
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < 4; ++r)
+      elements.push_back(math::Exp2Op::create(
+          b, loc, vector::ExtractOp::create(b, loc, z, r)));
+    return vector::FromElementsOp::create(b, loc, vec4f32(), elements);
   }
   /// P (dP - delta): dS but for the 1 / sqrt(d), which the dq and dk sums
   /// apply once, to their results (gradientScale()).
