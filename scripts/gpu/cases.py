@@ -270,6 +270,7 @@ CONTRACTIONS = [
     (4, 96, 160, 64, "mk", "kn"),
     (0, 33, 17, 40, "mk", "nk"),
     (0, 256, 128, 4096, "km", "kn"),  # a weight gradient: K split 8 ways
+    (0, 200, 144, 4096, "mk", "nk"),  # K-contiguous, ragged M and N, K split
 ]
 for i, (batch, m, n, k, la, lb) in enumerate(wanted("contraction", CONTRACTIONS)):
     dims = {"m": m, "n": n, "k": k}
