@@ -10,6 +10,8 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::gfx950;
@@ -46,6 +48,18 @@ std::pair<Value, Value> gfx950::remapTileForXcds(KernelBuilder &kb, Value pid,
       kb.add(firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
   Value tn = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   return {tm, tn};
+}
+
+KSplit gfx950::splitK(int64_t workgroups, int64_t steps,
+                      int64_t minStepsPerSplit, int64_t maxSplits) {
+  if (workgroups >= kComputeUnits || steps < 2 * minStepsPerSplit ||
+      maxSplits < 2)
+    return {1, steps};
+  int64_t splits = std::min({ceilDiv(kComputeUnits, workgroups),
+                             steps / minStepsPerSplit, maxSplits});
+  int64_t perSplit = ceilDiv(steps, splits);
+  // Rounding the range up can leave the last splits empty: drop them.
+  return {ceilDiv(steps, perSplit), perSplit};
 }
 
 Value gfx950::swizzledSlot(KernelBuilder &kb, Value chunk, Value row) {

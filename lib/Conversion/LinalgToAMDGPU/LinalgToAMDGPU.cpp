@@ -71,7 +71,6 @@ constexpr int64_t kTile = 128;  // workgroup tile of C, both dimensions
 constexpr int64_t kStepK = 64;  // bf16 values along K per LDS row
 constexpr int64_t kChunk = 8;   // bf16 values per 16-byte chunk
 constexpr int64_t kStageElems = 2 * kTile * kStepK;
-constexpr int64_t kComputeUnits = 256;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -344,18 +343,6 @@ KMajor Packer::pack(OpBuilder &b, Location loc, const Operand &o,
   return {dstFlat, dstSize, 0, rows * kPadded, kPadded};
 }
 
-/// K splits for `workgroups` tiles of `steps` K steps: enough workgroups
-/// for the CUs, at least 4 steps a split. Returns (splits, steps a split).
-static std::pair<int64_t, int64_t> chooseSplits(int64_t workgroups,
-                                                int64_t steps) {
-  if (workgroups >= kComputeUnits || steps < 8)
-    return {1, steps};
-  int64_t splits =
-      std::min(ceilDiv(kComputeUnits, workgroups), steps / 4);
-  int64_t perSplit = ceilDiv(steps, std::max<int64_t>(splits, 1));
-  return {ceilDiv(steps, perSplit), perSplit};
-}
-
 namespace {
 
 /// Emits one contraction: operand packing, the GEMM, the split reduction.
@@ -392,8 +379,8 @@ void GemmEmitter::emit() {
   Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
   int64_t tilesM = ceilDiv(c.m, kTile), tilesN = ceilDiv(c.n, kTile);
   int64_t steps = ceilDiv(kPadded, kStepK);
-  auto [splits, stepsPerSplit] =
-      chooseSplits(tilesM * tilesN * c.batch, steps);
+  // At least 4 steps a split.
+  auto [splits, stepsPerSplit] = splitK(tilesM * tilesN * c.batch, steps, 4);
   int64_t paddedN = ceilDiv(c.n, 4) * 4;
   Value workspace, wsFlat;
   int64_t wsSize = splits * c.batch * c.m * paddedN;

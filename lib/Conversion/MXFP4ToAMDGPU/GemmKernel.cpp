@@ -25,12 +25,16 @@
 //   buffer (the buffer view reads 0 there) and every out-of-range store is
 //   dropped the same way; zero products leave the sums unchanged;
 // - workgroup order: XCD-aware (consecutive tiles on one XCD's L2) and
-//   grouped by 8 tile rows (A tiles reused from L2).
+//   grouped by 8 tile rows (A tiles reused from L2);
+// - split K (`GemmConfig::splits`, grid z): split s runs K steps
+//   [s * stepsPerSplit, ...) from zero and writes its f32 partial tile to
+//   workspace[s]; the add-splits kernel then finishes C.
 //
 // Accumulation order: each accumulator adds its K blocks in increasing K
 // order, which is the reference order of docs/Semantics.md section 6 if the
 // MFMA adds its 4 blocks in order (the emulator's model; the hardware's
-// internal order is not documented).
+// internal order is not documented). Split, each split sums its own range
+// so, and C = ((acc + split 0) + split 1) + ...
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,13 +78,23 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   int64_t aScaleBytes = getShuffledScaleBytes(c.m, kBlocks);
   int64_t bScaleBytes = getShuffledScaleBytes(c.n, kBlocks);
 
+  bool split = c.splits > 1;
   SmallVector<Type> args = {globalBuffer(ctx, aBytes, i8),
                             globalBuffer(ctx, aScaleBytes, i8),
                             globalBuffer(ctx, bBytes, i8),
                             globalBuffer(ctx, bScaleBytes, i8)};
-  if (c.accType)
-    args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
-  args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  if (split) {
+    // The partial products, whatever C's types: the add-splits kernel
+    // converts.
+    args.push_back(globalBuffer(ctx, c.splits * c.m * c.n, f32));
+  } else {
+    if (c.accType)
+      args.push_back(globalBuffer(ctx, c.m * c.n, c.accType));
+    args.push_back(globalBuffer(ctx, c.m * c.n, c.resultType));
+  }
+  Type accType = split ? Type() : c.accType;
+  Type resultType = split ? f32 : c.resultType;
+  int64_t cSize = (split ? c.splits : 1) * c.m * c.n;
   auto ldsType = MemRefType::get(
       {2 * stageBytes}, i8, MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -96,7 +110,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   Value aScales = kb.buffer(func.getArgument(1));
   Value bBuf = kb.buffer(func.getArgument(2));
   Value bScales = kb.buffer(func.getArgument(3));
-  Value accBuf = c.accType ? kb.buffer(func.getArgument(4)) : Value();
+  Value accBuf = accType ? kb.buffer(func.getArgument(4)) : Value();
   Value cBuf = kb.buffer(func.getArgument(args.size() - 1));
 
   Value tid = kb.threadId();
@@ -108,6 +122,18 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   Value waveRowM = kb.add(m0, kb.mul(wm, waveM));
   Value waveRowN = kb.add(n0, kb.mul(wn, waveN));
   Value lane16 = kb.rem(lane, 16), laneGroup = kb.div(lane, 16);
+  // This workgroup's K steps, and where its C (or partial C) starts. Every
+  // split runs stepsPerSplit steps (a constant trip count); the last split's
+  // steps past K read zeros (`copyTile`'s K mask) under the last step's
+  // scales and add +0 products, which leave its sums unchanged.
+  int64_t loopSteps = split ? c.stepsPerSplit : kSteps;
+  Value firstStep = kb.idx(0), cBase = kb.idx(0);
+  if (split) {
+    Value splitId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    firstStep = kb.mul(splitId, c.stepsPerSplit);
+    cBase = kb.mul(splitId, c.m * c.n);
+  }
+  auto scaleStep = [&](Value step) { return kb.min(step, kb.idx(kSteps - 1)); };
 
   // Global -> LDS copy of one operand's tile for K step `step` into `stage`
   // (the swizzled rows of AMDGPUCommon's copySwizzledRowsToLds).
@@ -159,7 +185,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   SmallVector<Value> init;
   for (int64_t i = 0; i < subM; ++i)
     for (int64_t j = 0; j < subN; ++j) {
-      if (!c.accType) {
+      if (!accType) {
         init.push_back(arith::ConstantOp::create(
             b, loc, DenseElementsAttr::get(vec4f32, b.getF32FloatAttr(0))));
         continue;
@@ -171,7 +197,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
         Value valid = kb.andI(kb.lt(m, c.m), kb.lt(n, c.n));
         Value offset =
             kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), n), c.m * c.n);
-        v = vector::LoadOp::create(b, loc, VectorType::get({4}, c.accType),
+        v = vector::LoadOp::create(b, loc, VectorType::get({4}, accType),
                                    accBuf, ValueRange{offset});
       } else {
         SmallVector<Value> elems;
@@ -184,24 +210,26 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
               memref::LoadOp::create(b, loc, accBuf, ValueRange{offset}));
         }
         v = vector::FromElementsOp::create(
-            b, loc, VectorType::get({4}, c.accType), elems);
+            b, loc, VectorType::get({4}, accType), elems);
       }
-      if (!c.accType.isF32())
+      if (!accType.isF32())
         v = arith::ExtFOp::create(b, loc, vec4f32, v);
       init.push_back(v);
     }
 
-  // Prologue: K step 0 in flight, its scales loaded.
-  Value zero = kb.idx(0);
-  copyStep(zero);
-  loadStepScales(zero, init);
+  // Prologue: the first K step in flight, its scales loaded.
+  copyStep(firstStep);
+  loadStepScales(scaleStep(firstStep), init);
   int64_t numAcc = subM * subN;
 
-  auto loop = scf::ForOp::create(b, loc, zero, kb.idx(kSteps), kb.idx(1), init);
+  Value zero = kb.idx(0);
+  auto loop =
+      scf::ForOp::create(b, loc, zero, kb.idx(loopSteps), kb.idx(1), init);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
+    Value iteration = loop.getInductionVar();
+    Value step = split ? kb.add(firstStep, iteration) : iteration;
     ValueRange carried = loop.getRegionIterArgs();
     // This step's tiles are in LDS once every wave's copies have landed; the
     // barrier also tells that the other stage is free again.
@@ -249,7 +277,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
     }
 
     Value next = kb.add(step, 1);
-    Value hasNext = kb.lt(next, kSteps);
+    Value hasNext = kb.lt(kb.add(iteration, 1), loopSteps);
     auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard ifGuard(b);
@@ -258,7 +286,7 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
     }
     // Next step's scales (the last step reloads its own: no branch).
     SmallVector<Value> nextScales;
-    loadStepScales(kb.min(next, kb.idx(kSteps - 1)), nextScales);
+    loadStepScales(scaleStep(next), nextScales);
 
     SmallVector<Value> acc(carried.begin(), carried.begin() + numAcc);
     for (int64_t s = 0; s < 2; ++s)
@@ -281,26 +309,94 @@ gpu::GPUFuncOp gfx950::buildGemmKernel(OpBuilder &b, Location loc,
   for (int64_t i = 0; i < subM; ++i)
     for (int64_t j = 0; j < subN; ++j) {
       Value v = loop.getResult(i * subN + j);
-      auto resultVec = VectorType::get({4}, c.resultType);
-      if (!c.resultType.isF32())
+      auto resultVec = VectorType::get({4}, resultType);
+      if (!resultType.isF32())
         v = arith::TruncFOp::create(b, loc, resultVec, v);
       auto [m, n] = accPosition(i, j);
       if (c.n % 4 == 0) {
         Value valid = kb.andI(kb.lt(m, c.m), kb.lt(n, c.n));
-        Value offset =
-            kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), n), c.m * c.n);
+        Value offset = kb.maskedOffset(
+            valid, kb.add(cBase, kb.add(kb.mul(m, c.n), n)), cSize);
         vector::StoreOp::create(b, loc, v, cBuf, ValueRange{offset});
         continue;
       }
       for (int64_t r = 0; r < 4; ++r) {
         Value nr = kb.add(n, r);
         Value valid = kb.andI(kb.lt(m, c.m), kb.lt(nr, c.n));
-        Value offset =
-            kb.maskedOffset(valid, kb.add(kb.mul(m, c.n), nr), c.m * c.n);
+        Value offset = kb.maskedOffset(
+            valid, kb.add(cBase, kb.add(kb.mul(m, c.n), nr)), cSize);
         Value e = vector::ExtractOp::create(b, loc, v, r);
         memref::StoreOp::create(b, loc, e, cBuf, ValueRange{offset});
       }
     }
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+/// Elements a work-item of the add-splits kernel sums: four (16-byte f32
+/// accesses) where C's size allows.
+static int64_t addWidth(const GemmConfig &c) {
+  return c.m * c.n % 4 == 0 ? 4 : 1;
+}
+
+int64_t gfx950::addSplitsWorkgroups(const GemmConfig &c) {
+  return ceilDiv(ceilDiv(c.m * c.n, addWidth(c)), kWorkgroupSize);
+}
+
+gpu::GPUFuncOp gfx950::buildAddSplitsKernel(OpBuilder &b, Location loc,
+                                            gpu::GPUModuleOp module,
+                                            StringRef name,
+                                            const GemmConfig &c) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  int64_t size = c.m * c.n;
+  SmallVector<Type> args = {globalBuffer(ctx, c.splits * size, f32)};
+  if (c.accType)
+    args.push_back(globalBuffer(ctx, size, c.accType));
+  args.push_back(globalBuffer(ctx, size, c.resultType));
+  gpu::GPUFuncOp func = createKernel(b, loc, module, name, args);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b, loc);
+  Value ws = kb.buffer(func.getArgument(0));
+  Value accBuf = c.accType ? kb.buffer(func.getArgument(1)) : Value();
+  Value out = kb.buffer(func.getArguments().back());
+
+  // Work-items past C are sent past the end of every buffer.
+  int64_t width = addWidth(c);
+  Value at = kb.mul(kb.add(kb.mul(kb.blockId(), kWorkgroupSize), kb.threadId()),
+                    width);
+  Value valid = kb.lt(at, size);
+  auto load = [&](Type element, Value buffer, Value offset, int64_t bufSize) {
+    Value index = kb.maskedOffset(valid, offset, bufSize);
+    if (width == 1)
+      return Value(memref::LoadOp::create(b, loc, buffer, ValueRange{index}));
+    return Value(vector::LoadOp::create(
+        b, loc, VectorType::get({width}, element), buffer, ValueRange{index}));
+  };
+  // In the unsplit kernel's order: the accumulator, then the K ranges.
+  Value sum;
+  if (c.accType) {
+    sum = load(c.accType, accBuf, at, size);
+    if (!c.accType.isF32())
+      sum = arith::ExtFOp::create(
+          b, loc, width == 1 ? f32 : Type(VectorType::get({width}, f32)), sum);
+  }
+  for (int64_t s = 0; s < c.splits; ++s) {
+    Value part = load(f32, ws, kb.add(at, s * size), c.splits * size);
+    sum = sum ? arith::AddFOp::create(b, loc, sum, part).getResult() : part;
+  }
+  if (!c.resultType.isF32())
+    sum = arith::TruncFOp::create(
+        b, loc,
+        width == 1 ? c.resultType
+                   : Type(VectorType::get({width}, c.resultType)),
+        sum);
+  Value index = kb.maskedOffset(valid, at, size);
+  if (width == 1)
+    memref::StoreOp::create(b, loc, sum, out, ValueRange{index});
+  else
+    vector::StoreOp::create(b, loc, sum, out, ValueRange{index});
   gpu::ReturnOp::create(b, loc);
   return func;
 }

@@ -38,6 +38,9 @@ struct GemmConfig {
   int64_t tileM = 256, tileN = 256;
   Type resultType;       // f32 or bf16
   Type accType;          // null, f32 or bf16
+  /// K split among grid z (AMDGPUCommon's splitK): split s sums K steps
+  /// [s * stepsPerSplit, min((s + 1) * stepsPerSplit, K / 256)).
+  int64_t splits = 1, stepsPerSplit = 0;
   /// Tests only: a deliberate bug ("lds-swizzle", "scale-byte",
   /// "fragment-row") that the emulation tests must catch.
   std::string testMutation;
@@ -45,11 +48,21 @@ struct GemmConfig {
 
 /// Builds `GemmConfig`'s kernel into `module` as `name`. Arguments:
 /// (a, aScalesShuffled, b, bScalesShuffled, [acc], c). Grid: one workgroup
-/// per tile, 1-D.
+/// per tile in x; split K, `splits` in z and the arguments (a,
+/// aScalesShuffled, b, bScalesShuffled, workspace): split s writes its f32
+/// partial C to workspace[s][M][N], and the add-splits kernel finishes.
 gpu::GPUFuncOp buildGemmKernel(OpBuilder &b, Location loc,
                                gpu::GPUModuleOp module, StringRef name,
                                const GemmConfig &config);
 int64_t gemmWorkgroups(const GemmConfig &config);
+
+/// Builds the kernel that finishes a split GEMM: (workspace, [acc], c),
+/// C = ((acc + split 0) + split 1) + ... in f32, then converted to C's
+/// type; 4 elements a work-item where M N allows. 1-D grid.
+gpu::GPUFuncOp buildAddSplitsKernel(OpBuilder &b, Location loc,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    const GemmConfig &config);
+int64_t addSplitsWorkgroups(const GemmConfig &config);
 
 /// Converts one block (vector<32xf32>) to FP4 with 16
 /// `v_cvt_scalef32_pk_fp4_f32` (ties to even, saturating): the packed codes

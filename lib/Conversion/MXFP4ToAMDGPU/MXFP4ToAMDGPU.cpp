@@ -13,6 +13,7 @@
 
 #include "Kernels.h"
 
+#include "mxfp4/Conversion/AMDGPUCommon/GemmTiling.h"
 #include "mxfp4/Conversion/MXFP4ToGPUCommon/FunctionConverter.h"
 
 #include "mxfp4/Conversion/Passes.h"
@@ -37,13 +38,35 @@ using namespace mlir::mxfp4;
 using namespace mlir::mxfp4::gfx950;
 using namespace mlir::mxfp4::kernels;
 
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// K steps of the GEMM's main loop (256 of K each), and the fewest a split
+/// runs.
+static int64_t gemmSteps(int64_t k) { return ceilDiv(k, 256); }
+constexpr int64_t kMinStepsPerSplit = 4;
+
+/// How `config`'s K is split. The splits' workspace is written and read
+/// back (2 x splits x M N x 4 bytes): it is kept within the operands' own
+/// (M + N) K / 2 bytes, which bounds the split's HBM traffic at twice the
+/// unsplit kernel's.
+static KSplit chooseSplit(const GemmConfig &config) {
+  int64_t maxSplits =
+      (config.m + config.n) * config.k / (16 * config.m * config.n);
+  return splitK(gemmWorkgroups(config), gemmSteps(config.k),
+                kMinStepsPerSplit, maxSplits);
+}
+
 /// The largest tile whose grid still gives every CU of an MI355X (256) a
-/// workgroup; 64 x 64 for small problems.
-static int64_t chooseTile(int64_t m, int64_t n) {
+/// workgroup; else 128 x 128 where K can be split to fill the CUs (the
+/// weight gradients: 64 x 64 tiles are LDS-bound, reading 3 bytes of LDS
+/// per MFMA cycle against 1.5 at 128); else 64 x 64.
+static int64_t chooseTile(const GemmConfig &config) {
   for (int64_t tile : {256, 128})
-    if (((m + tile - 1) / tile) * ((n + tile - 1) / tile) >= 256)
+    if (ceilDiv(config.m, tile) * ceilDiv(config.n, tile) >= kComputeUnits)
       return tile;
-  return 64;
+  GemmConfig at128 = config;
+  at128.tileM = at128.tileN = 128;
+  return chooseSplit(at128).splits > 1 ? 128 : 64;
 }
 
 static std::string typeName(Type t) { return t.isF32() ? "f32" : "bf16"; }
@@ -63,22 +86,45 @@ static KernelTarget getGfx950Target(int64_t tileOverride,
     config.m = shape.m;
     config.n = shape.n;
     config.k = shape.k;
-    config.tileM = config.tileN =
-        tileOverride ? tileOverride : chooseTile(config.m, config.n);
     config.resultType = shape.resultType;
     config.accType = shape.accType;
     config.testMutation = testMutation;
-    std::string name = llvm::formatv(
-        "gemm_{0}x{1}x{2}_t{3}x{4}_{5}{6}", config.m, config.n, config.k,
-        config.tileM, config.tileN, typeName(config.resultType),
-        (config.accType ? "_acc" + typeName(config.accType) : "") +
-            (testMutation.empty() ? "" : "_mutated_" + testMutation));
-    auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
-    if (!kernel) {
-      OpBuilder kb(b.getContext());
-      kernel = buildGemmKernel(kb, loc, module, name, config);
-    }
-    return {{kernel, gemmWorkgroups(config)}};
+    config.tileM = config.tileN =
+        tileOverride ? tileOverride : chooseTile(config);
+    KSplit split = chooseSplit(config);
+    config.splits = split.splits;
+    config.stepsPerSplit = split.stepsPerSplit;
+    std::string types =
+        typeName(config.resultType) +
+        (config.accType ? "_acc" + typeName(config.accType) : "");
+    std::string mutated =
+        testMutation.empty() ? "" : "_mutated_" + testMutation;
+    auto getKernel = [&](const std::string &name, auto build) {
+      auto kernel = module.lookupSymbol<gpu::GPUFuncOp>(name);
+      if (!kernel) {
+        OpBuilder kb(b.getContext());
+        kernel = build(kb, loc, module, name, config);
+      }
+      return kernel;
+    };
+    std::string shapeName = llvm::formatv(
+        "{0}x{1}x{2}_t{3}x{4}", config.m, config.n, config.k, config.tileM,
+        config.tileN);
+    if (config.splits == 1)
+      return {{getKernel("gemm_" + shapeName + "_" + types + mutated,
+                         buildGemmKernel),
+               gemmWorkgroups(config)}};
+    // The split GEMM writes f32 partial products whatever C's types.
+    return {{getKernel(llvm::formatv("gemm_{0}_split{1}{2}", shapeName,
+                                     config.splits, mutated),
+                       buildGemmKernel),
+             gemmWorkgroups(config), kWorkgroupSize, config.splits},
+            KernelLaunch{
+                getKernel(llvm::formatv("add_splits_{0}x{1}x{2}_{3}",
+                                        config.splits, config.m, config.n,
+                                        types),
+                          buildAddSplitsKernel),
+                addSplitsWorkgroups(config)}};
   };
   target.convertScales = [](OpBuilder &b, Location loc,
                              gpu::GPUModuleOp module, int64_t rows,

@@ -141,6 +141,47 @@ both(gemm_module(96, 64, 256, "f32", None), "mm",
      ["--tile=64"], any_nan=True)
 
 
+# --- Split K (the weight gradients' shape: few tiles, long K): the splits'
+# f32 partial sums are added in split order by a second kernel, so the
+# rounding differs from the CPU's one sum over K. Each result must be within
+# the f32 summation bound (K / 32 + splits + 2) 2^-24 sum |terms| of the
+# float64 value (terms: the block products and the accumulator), and the
+# split order must be fixed (a second run gives the same bits).
+FP4 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6] * 2) * np.repeat([1, -1], 8)
+
+
+def gemm_exact(inputs, k):
+    """float64 C and sum |terms| of the GEMM's products (+ acc)."""
+    a, sa, b, sb = inputs[:4]
+    av = FP4[a] * np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1)
+    bv = FP4[b] * np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1)
+    exact, magnitude = av @ bv.T, np.abs(av) @ np.abs(bv).T
+    if len(inputs) > 4:
+        acc = inputs[4].astype(np.float64)  # f32
+        exact, magnitude = exact + acc, magnitude + np.abs(acc)
+    return exact, magnitude
+
+
+SPLIT_CASES = [
+    # m, n, k, splits the chooser picks (tile 128), acc: 4 steps a split
+    (128, 128, 4096, 4, None),
+    (100, 72, 3008, 3, "f32"),  # ragged M, N and a short last split
+]
+for m, n, k, splits, acc in SPLIT_CASES:
+    label = f"split-K gemm {m}x{n}x{k} acc {acc}"
+    inputs = gemm_inputs(m, n, k, acc)
+    mlir = gemm_module(m, n, k, "f32", acc)
+    got = emu.run(mlir, "mm", inputs, 1)[0]
+    again = emu.run(mlir, "mm", inputs, 1)[0]
+    check.same_bits(f"{label}: deterministic", again, got)
+    exact, magnitude = gemm_exact(inputs, k)
+    bound = (k // 32 + splits + 2) * 2.0 ** -24 * magnitude + 1e-30
+    worst = float((np.abs(got - exact) / bound).max())
+    check.true(f"{label}: within the f32 summation bound", worst <= 1.0,
+               f"{worst:.3g} x the bound")
+    print(f"{label}: worst error {worst:.3f} of the bound")
+
+
 # --- dequantize, including scale bytes 0, 254 and 255. ----------------------
 for rows, cols, result in [(8, 64, "f32"), (33, 96, "bf16"), (300, 32, "f32")]:
     v = rng.integers(0, 16, (rows, cols), dtype=np.uint8)

@@ -13,7 +13,8 @@
 // the 16 lanes that read one K chunk of 16 consecutive rows hit distinct
 // banks. Rows are copied global -> LDS directly (`amdgpu.gather_to_lds`,
 // 16 bytes a lane): the LDS side of such a copy is in lane order, so each
-// lane fetches the chunk that belongs in its slot.
+// lane fetches the chunk that belongs in its slot. Where the tiles cannot
+// fill the CUs, both split K the same way (`splitK`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +25,13 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <limits>
 #include <utility>
 
 namespace mlir::mxfp4::gfx950 {
 
+/// CUs of an MI355X: a grid smaller than this leaves the device idle.
+constexpr int64_t kComputeUnits = 256;
 /// MI355X deals workgroups round-robin to this many XCDs.
 constexpr int64_t kXcds = 8;
 /// Tile rows walked together (their A tiles stay in L2).
@@ -59,6 +63,24 @@ void copySwizzledRowsToLds(
     int64_t tileRows, VectorType transfer, Value wave, Value lane,
     llvm::function_ref<Value(Value groupRow, Value laneRow, Value chunk)>
         source);
+
+/// How a GEMM's K steps are divided among grid z: split s sums steps
+/// [s * stepsPerSplit, min((s + 1) * stepsPerSplit, steps)).
+struct KSplit {
+  int64_t splits, stepsPerSplit;
+};
+
+/// Splits K when `workgroups` tiles leave CUs idle (weight gradients: a
+/// small output, K = tokens): enough splits for kComputeUnits workgroups,
+/// at least `minStepsPerSplit` of the `steps` K steps a split and at most
+/// `maxSplits` splits (the caller's bound on the workspace traffic); no
+/// split below 2 x minStepsPerSplit steps. Each split writes an f32
+/// partial tile to a workspace and a second launch adds the splits in
+/// split order: deterministic, but rounded differently from one sum over
+/// K, so a GEMM whose tiles fill the device (or with a short K) stays
+/// unsplit.
+KSplit splitK(int64_t workgroups, int64_t steps, int64_t minStepsPerSplit,
+              int64_t maxSplits = std::numeric_limits<int64_t>::max());
 
 } // namespace mlir::mxfp4::gfx950
 
