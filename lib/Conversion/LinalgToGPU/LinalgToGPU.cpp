@@ -690,8 +690,16 @@ static void launchColumnChunks(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
 constexpr int64_t kRankTiles = 64;
 
 /// Tokens a work-item of the sorted scatter-add loads before adding them
-/// in order: loads in flight along a long segment.
-constexpr int64_t kSegmentUnroll = 8;
+/// in order along a row's whole blocks, and along its tail: loads in
+/// flight along a long row (the longest row's chain of loads bounds the
+/// kernel), few wasted ones on a short row.
+constexpr int64_t kSegmentUnroll = 32;
+constexpr int64_t kSegmentTail = 8;
+
+/// Columns a work-item of the sorted scatter-add sums (c + k D / 4), where
+/// they divide D: more loads in flight a work-item, a quarter as many
+/// rounds of workgroups.
+constexpr int64_t kSegmentColumns = 2;
 
 /// The add of an accumulation (`getAccumulation`) and its other operand,
 /// if `launchSortedRows` can lower it: M of rank 2 indexed [row, d] with
@@ -734,9 +742,9 @@ getSortableAccumulation(scf::ForOp outer, scf::ForOp inner, memref::LoadOp load,
 ///     ends[position] = end (T work-items);
 ///  4. a work-item per (position, column): at the first position of a
 ///     row, it loads M[row, d], adds x at the row's tokens in order
-///     (kSegmentUnroll keys and loads at a time, selects dropping those
-///     past the end) and stores the sum (T x D work-items; the others
-///     return at once).
+///     (kSegmentUnroll keys and loads at a time, then kSegmentTail with
+///     selects dropping those past the end) and stores the sum (T x D
+///     work-items; the others return at once).
 /// Integers only before step 4 and one fixed order in it: the same bits
 /// every run, those of the sequential loop. Rows without tokens are not
 /// touched. The rank pass compares every pair of keys, T / tiles
@@ -881,12 +889,14 @@ static void launchSortedRows(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
   }
 
   // 4. The work-items of a row's first position add the row's tokens in
-  // order.
+  // order, kSegmentColumns columns each (lanes at consecutive columns).
   {
     OpBuilder::InsertionGuard launchGuard(b);
-    Value id = openLaunch(b, loc, tokens * columns);
-    Value p = arith::DivUIOp::create(b, loc, id, index(columns));
-    Value d = arith::RemUIOp::create(b, loc, id, index(columns));
+    int64_t width = columns % kSegmentColumns == 0 ? kSegmentColumns : 1;
+    int64_t stride = columns / width;
+    Value id = openLaunch(b, loc, tokens * stride);
+    Value p = arith::DivUIOp::create(b, loc, id, index(stride));
+    Value c = arith::RemUIOp::create(b, loc, id, index(stride));
     Value row = rowOf(memref::LoadOp::create(b, loc, sorted, p));
     Value atStart =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, index(0));
@@ -905,46 +915,81 @@ static void launchSortedRows(OpBuilder &b, scf::ForOp outer, scf::ForOp inner,
     auto ifFirst = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPointToStart(ifFirst.thenBlock());
     Value r = castTo(row, b.getIndexType());
-    Value init = memref::LoadOp::create(b, loc, target, ValueRange{r, d});
+    SmallVector<Value> cols, init;
+    for (int64_t k = 0; k < width; ++k) {
+      cols.push_back(arith::AddIOp::create(b, loc, c, index(k * stride)));
+      init.push_back(
+          memref::LoadOp::create(b, loc, target, ValueRange{r, cols.back()}));
+    }
     Value end =
         castTo(memref::LoadOp::create(b, loc, ends, p), b.getIndexType());
     Value back = arith::SubIOp::create(b, loc, end, index(1));
-    auto loop = scf::ForOp::create(b, loc, p, end, index(kSegmentUnroll),
-                                   ValueRange{init});
-    {
-      OpBuilder::InsertionGuard loopGuard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value q0 = loop.getInductionVar();
-      SmallVector<Value> terms, valid;
-      for (int64_t u = 0; u < kSegmentUnroll; ++u) {
+    // Adds the terms at positions [q0, q0 + count) to `accs` in order;
+    // with `masked`, those at or past the end (clamped loads) are dropped.
+    auto addBlock = [&](Value q0, int64_t count, bool masked, ValueRange accs) {
+      SmallVector<SmallVector<Value>> terms;
+      SmallVector<Value> valid;
+      for (int64_t u = 0; u < count; ++u) {
         Value q = arith::AddIOp::create(b, loc, q0, index(u));
         valid.push_back(less(q, end));
         Value key = memref::LoadOp::create(
             b, loc, sorted,
-            ValueRange{arith::MinUIOp::create(b, loc, q, back)});
+            ValueRange{masked ? arith::MinUIOp::create(b, loc, q, back) : q});
         IRMapping mapping;
         clonePrefix(mapping, tokenOf(key));
-        mapping.map(inner.getInductionVar(), d);
-        for (Operation &op : inner.getBody()->without_terminator())
-          if (&op != load && &op != store && &op != add)
-            b.clone(op, mapping);
-        terms.push_back(mapping.lookupOrDefault(x));
+        terms.emplace_back();
+        for (Value col : cols) {
+          mapping.map(inner.getInductionVar(), col);
+          for (Operation &op : inner.getBody()->without_terminator())
+            if (&op != load && &op != store && &op != add)
+              b.clone(op, mapping);
+          terms.back().push_back(mapping.lookupOrDefault(x));
+        }
       }
-      Value acc = loop.getRegionIterArgs()[0];
-      for (auto [u, term] : llvm::enumerate(terms)) {
-        IRMapping mapping;
-        mapping.map(load.getResult(), acc);
-        mapping.map(x, term);
-        Value sum = b.clone(*add, mapping)->getResult(0);
-        // The block's first position is always in the row.
-        acc = u == 0 ? sum
-                     : arith::SelectOp::create(b, loc, valid[u], sum, acc)
-                           .getResult();
-      }
-      scf::YieldOp::create(b, loc, acc);
+      SmallVector<Value> results(accs);
+      for (auto [u, columnTerms] : llvm::enumerate(terms))
+        for (auto [acc, term] : llvm::zip(results, columnTerms)) {
+          IRMapping mapping;
+          mapping.map(load.getResult(), acc);
+          mapping.map(x, term);
+          Value sum = b.clone(*add, mapping)->getResult(0);
+          // A block's first position is always before the end.
+          acc = masked && u > 0
+                    ? arith::SelectOp::create(b, loc, valid[u], sum, acc)
+                          .getResult()
+                    : sum;
+        }
+      return results;
+    };
+    // Whole blocks of kSegmentUnroll, then the tail kSegmentTail at a time.
+    Value whole = arith::AddIOp::create(
+        b, loc, p,
+        arith::MulIOp::create(b, loc,
+                              arith::DivUIOp::create(
+                                  b, loc, arith::SubIOp::create(b, loc, end, p),
+                                  index(kSegmentUnroll)),
+                              index(kSegmentUnroll)));
+    auto main =
+        scf::ForOp::create(b, loc, p, whole, index(kSegmentUnroll), init);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(main.getBody());
+      scf::YieldOp::create(b, loc,
+                           addBlock(main.getInductionVar(), kSegmentUnroll,
+                                    /*masked=*/false,
+                                    main.getRegionIterArgs()));
     }
-    memref::StoreOp::create(b, loc, loop.getResult(0), target,
-                            ValueRange{r, d});
+    auto tail = scf::ForOp::create(b, loc, whole, end, index(kSegmentTail),
+                                   main.getResults());
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(tail.getBody());
+      scf::YieldOp::create(b, loc,
+                           addBlock(tail.getInductionVar(), kSegmentTail,
+                                    /*masked=*/true, tail.getRegionIterArgs()));
+    }
+    for (auto [col, sum] : llvm::zip(cols, tail.getResults()))
+      memref::StoreOp::create(b, loc, sum, target, ValueRange{r, col});
   }
   outer.erase();
 }

@@ -359,8 +359,9 @@ func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>)
 // counts the keys of its tile below its key and below the next row's first
 // key; a work-item a token sums the 32 tiles' counts and stores its key and
 // its row's end at its position in the sorted order; a work-item a
-// (position, column) at a row's first position adds the row's tokens in
-// order, 8 keys at a time, the tail dropped by selects.
+// (position, pair of columns c and c + 128) at a row's first position adds
+// the row's tokens in order, 32 keys at a time, then the tail 8 at a time
+// with selects dropping the positions past the row's end.
 // CHECK-LABEL: func.func @scatter_add_sorted
 // CHECK: %[[DE:.*]] = memref.alloc() : memref<131072x256xf32>
 // CHECK: %[[KEYS:.*]] = memref.alloc() : memref<8192xi32>
@@ -396,26 +397,37 @@ func.func @scatter_add_chunks(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>)
 // CHECK: memref.store %[[S]]#1, %[[ENDS]][%[[POS]]] : memref<8192xi32>
 // CHECK: memref.dealloc %[[COUNTS]]
 // CHECK: memref.dealloc %[[KEYS]]
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8192,
-// CHECK: %[[P:.*]] = arith.divui %{{.*}}, %c256 : index
-// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c256 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4096,
+// CHECK: %[[P:.*]] = arith.divui %{{.*}}, %c128 : index
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c128 : index
 // CHECK: %[[R:.*]] = arith.shrui %{{.*}}, %c13_i32 : i32
 // CHECK: %[[BEFORE:.*]] = arith.shrui %{{.*}}, %c13_i32 : i32
 // CHECK: %[[NEW:.*]] = arith.cmpi ne, %[[BEFORE]], %[[R]] : i32
 // CHECK: scf.if
 // CHECK: %[[RI:.*]] = arith.index_castui %[[R]] : i32 to index
-// CHECK: %[[INIT:.*]] = memref.load %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: %[[INIT0:.*]] = memref.load %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: %[[COL1:.*]] = arith.addi %[[COL]], %c128 : index
+// CHECK: %[[INIT1:.*]] = memref.load %[[DE]][%[[RI]], %[[COL1]]] : memref<131072x256xf32>
 // CHECK: %[[END:.*]] = arith.index_castui %{{.*}} : i32 to index
-// CHECK: %[[SUM:.*]] = scf.for %[[Q:.*]] = %[[P]] to %[[END]] step %c8 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
-// CHECK: %[[T0:.*]] = memref.load %[[SORTED]]
-// CHECK: arith.andi %[[T0]], %c8191_i32 : i32
+// CHECK: %[[WHOLE:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK: %[[MAIN:.*]]:2 = scf.for %{{.*}} = %[[P]] to %[[WHOLE]] step %c32 iter_args(%[[A0:.*]] = %[[INIT0]], %[[A1:.*]] = %[[INIT1]]) -> (f32, f32) {
+// CHECK: %[[K0:.*]] = memref.load %[[SORTED]]
+// CHECK: arith.andi %[[K0]], %c8191_i32 : i32
 // CHECK: %[[X0:.*]] = memref.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<8192x256xf32>
-// CHECK-COUNT-7: memref.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<8192x256xf32>
-// CHECK: %[[A0:.*]] = arith.addf %[[ACC]], %[[X0]] : f32
-// CHECK-NEXT: %[[A1:.*]] = arith.addf %[[A0]], %{{.*}} : f32
-// CHECK-NEXT: arith.select %{{.*}}, %[[A1]], %[[A0]] : f32
-// CHECK-COUNT-6: arith.select
-// CHECK: memref.store %[[SUM]], %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: %[[X1:.*]] = memref.load %{{.*}}[%{{.*}}, %[[COL1]]] : memref<8192x256xf32>
+// CHECK-COUNT-62: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<8192x256xf32>
+// CHECK: arith.addf %[[A0]], %[[X0]] : f32
+// CHECK-NEXT: arith.addf %[[A1]], %[[X1]] : f32
+// CHECK-NOT: arith.select
+// CHECK: scf.yield
+// CHECK: %[[SUM:.*]]:2 = scf.for %[[Q:.*]] = %[[WHOLE]] to %[[END]] step %c8 iter_args(%[[T0:.*]] = %[[MAIN]]#0, %[[T1:.*]] = %[[MAIN]]#1) -> (f32, f32) {
+// CHECK: %[[S0:.*]] = arith.addf %[[T0]], %{{.*}} : f32
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[T1]], %{{.*}} : f32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S0]], %{{.*}} : f32
+// CHECK-NEXT: arith.select %{{.*}}, %[[S2]], %[[S0]] : f32
+// CHECK-COUNT-13: arith.select
+// CHECK: memref.store %[[SUM]]#0, %[[DE]][%[[RI]], %[[COL]]] : memref<131072x256xf32>
+// CHECK: memref.store %[[SUM]]#1, %[[DE]][%[[RI]], %[[COL1]]] : memref<131072x256xf32>
 // CHECK: return %[[DE]]
 func.func @scatter_add_sorted(%tok: memref<8192xi32>, %dx: memref<8192x256xf32>) -> memref<131072x256xf32> {
   %c0 = arith.constant 0 : index

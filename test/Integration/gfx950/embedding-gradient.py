@@ -3,7 +3,7 @@
 # tokens are sorted by (row, token) and each touched row's work-items add
 # its tokens in ascending order, so the sums are the sequential loop's,
 # bit for bit, and rows without tokens keep their initial zeros. Repeated
-# ids make segments longer than the work-items' 8-token unroll, single
+# ids make rows longer than the work-items' 32-token blocks, single
 # tokens and ids at both ends of the vocabulary exercise the edges.
 # RUN: %PYTHON %s mxfp4-run %t | FileCheck %s
 # CHECK: embedding gradient on gfx950 (emulated): 4 passed, 0 failed
