@@ -459,6 +459,84 @@ def ConvertAttentionToNVGPUPass
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionToAMDGPU
+//===----------------------------------------------------------------------===//
+
+def ConvertAttentionToAMDGPUPass
+    : Pass<"convert-attention-to-amdgpu", "::mlir::ModuleOp"> {
+  let summary = "Bufferized causal-attention composites to fused "
+                "FlashAttention launches for gfx950 (MI350X/MI355X)";
+  let description = [{
+    Replaces each `func.call` of a `causal_attention` composite (a private
+    function marked `mxfp4.composite`, whose body is the reference
+    decomposition; see `mxfp4/Dialect/MXFP4/Transforms/Composites.h`) by a
+    FlashAttention-2 forward launch on `v_mfma_f32_16x16x32_bf16`: a block
+    of 4 waves owns 64 or 128 stacked query rows of one (batch, KV head)
+    pair (16 or 32 a wave, GQA groups stacked so that K and V are read once
+    a block), walks the keys up to the diagonal in tiles of 64 through LDS
+    (k as rows, v transposed) with an online softmax in f32, and writes the
+    output and the log-sum-exp; the [rows x keys] scores never leave the
+    registers. Operands are rounded to bf16 as they are loaded and P where
+    it becomes an MFMA operand, products accumulate in f32: the numerics of
+    PyTorch's bf16 autocast and of `convert-attention-to-nvgpu`, not the f32
+    of the decomposition. Operands are token-major ([batch, seq, heads,
+    head dim]) and read in place, f32 or bf16 (`mxfp4-round-attention-io`);
+    the log-sum-exp is f32. Calls it does not cover (head dims other than
+    64 and 128, sequences not a multiple of 64, non-identity buffers) and
+    `causal_attention_backward` calls stay calls, for the inliner;
+    composites left without calls are erased.
+
+    The pass outlines its launches itself (the shared driver of
+    `convert-attention-to-nvgpu`) into `gpu.module @mxfp4_kernels` (made if
+    missing), one kernel per role and shape
+    (`attention_fwd_b<batch>_s<seq>_kv<kv heads>x<groups>_d<head dim>`, with
+    a suffix of one letter a buffer where some are bf16), shared by the
+    layers.
+
+    Example:
+
+    ```mlir
+    // Before
+    %o, %lse = call @causal_attention_2x256x4x64_2x256x2x64_2x256x2x64(
+            %q, %k, %v)
+        : (memref<2x256x4x64xf32>, memref<2x256x2x64xf32>,
+           memref<2x256x2x64xf32>)
+        -> (memref<2x256x4x64xf32>, memref<2x4x256xf32>)
+    // After (abridged): a block per 128 stacked query rows of a (batch, KV
+    // head) pair
+    %o = memref.alloc() : memref<2x256x4x64xf32>
+    %lse = memref.alloc() : memref<2x4x256xf32>
+    gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d64
+        blocks in (%c4, %c4, %c1) threads in (%c256, %c1, %c1)
+        args(%q : ..., %k : ..., %v : ..., %o : ..., %lse : ...)
+    ...
+    gpu.module @mxfp4_kernels {
+      gpu.func @attention_fwd_b2_s256_kv2x2_d64(...)
+          workgroup(%k : memref<4608xbf16, #gpu.address_space<workgroup>>,
+                    %vt : memref<4608xbf16, #gpu.address_space<workgroup>>)
+          kernel attributes {known_block_size = array<i32: 256, 1, 1>, ...} {
+        ... vector.load %arg0[...] : memref<2x256x4x64xf32>, vector<8xf32>
+        %r:20 = scf.for %j = %c0 to %n step %c1 iter_args(...) {
+          ... amdgpu.mfma 16x16x32 ... math.exp2 ... gpu.shuffle xor
+        }
+        ... vector.store ... %arg3[...] ... memref.store ... %arg4[...]
+        gpu.return
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // LinalgToGPU
 //===----------------------------------------------------------------------===//
 

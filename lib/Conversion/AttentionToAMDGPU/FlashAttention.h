@@ -1,0 +1,41 @@
+//===- FlashAttention.h - fused causal attention on gfx950 ------*- C++ -*-===//
+//
+// Part of the mxfp4 project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The launches that replace the causal_attention composites
+// (mxfp4/Dialect/MXFP4/Transforms/Composites.h) on gfx950: FlashAttention-2
+// style kernels on bf16 MFMAs (Mfma.h) that never store the [rows x keys]
+// scores. Operand layouts are AttentionShape's (AttentionCommon).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP4_LIB_CONVERSION_ATTENTIONTOAMDGPU_FLASHATTENTION_H
+#define MXFP4_LIB_CONVERSION_ATTENTIONTOAMDGPU_FLASHATTENTION_H
+
+#include "mxfp4/Conversion/AttentionCommon/Attention.h"
+
+namespace mlir::mxfp4::gfx950 {
+
+/// True if the kernels cover `shape`: seq a multiple of 64, head dim 64 or
+/// 128.
+bool isSupported(const AttentionShape &shape);
+
+/// Launches computing o and lse from q, k, v (buffers allocated by the
+/// caller).
+SmallVector<AttentionLaunch> emitAttentionForward(OpBuilder &b, Location loc,
+                                                  const AttentionShape &shape,
+                                                  Value q, Value k, Value v,
+                                                  Value o, Value lse);
+
+/// Launches computing dq, dk, dv from q, k, v, o, lse and dO.
+SmallVector<AttentionLaunch>
+emitAttentionBackward(OpBuilder &b, Location loc, const AttentionShape &shape,
+                      Value q, Value k, Value v, Value o, Value lse, Value dO,
+                      Value dq, Value dk, Value dv);
+
+} // namespace mlir::mxfp4::gfx950
+
+#endif // MXFP4_LIB_CONVERSION_ATTENTIONTOAMDGPU_FLASHATTENTION_H
