@@ -238,11 +238,15 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
   if (!kernels)
     return makeError("'" + name + "' has no function with mxfp4 ops to "
                      "compile for gfx950");
-  // Workgroups per kernel, from the launches.
+  // Workgroups per kernel, from the launches' grids (all three dimensions:
+  // attention's kernels walk heads along y).
   llvm::StringMap<int64_t> workgroups;
   (*module)->walk([&](gpu::LaunchFuncOp launch) {
-    if (auto c = getConstantIntValue(launch.getGridSizeX()))
-      workgroups[launch.getKernelName()] = *c;
+    auto x = getConstantIntValue(launch.getGridSizeX());
+    auto y = getConstantIntValue(launch.getGridSizeY());
+    auto z = getConstantIntValue(launch.getGridSizeZ());
+    if (x && y && z)
+      workgroups[launch.getKernelName()] = *x * *y * *z;
   });
   if (!options.codeObjects) {
     artifact.compileSeconds = secondsSince(start);
@@ -278,6 +282,8 @@ mxfp4::compileForGfx950(llvm::StringRef source, llvm::StringRef name,
       info.k = shape[2];
     }
     measureLoops(kernel, info);
+    if (auto mean = kernel->getAttrOfType<FloatAttr>(kSteadyIterationsAttrName))
+      info.steadyIterations = mean.getValueAsDouble();
     info.compileSeconds = secondsSince(kernelStart);
     info.assembly = *assembly;
     artifact.assembly += *assembly;

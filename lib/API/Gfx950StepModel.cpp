@@ -51,6 +51,11 @@ static void countIterations(KernelEntry &entry) {
     entry.iterationSource = "gemm-shape";
     return;
   }
+  if (info.steadyIterations > 0) {
+    entry.iterationsPerWave = info.steadyIterations;
+    entry.iterationSource = "kernel-attribute";
+    return;
+  }
   if (steady.scope == gfx950::SteadyState::Scope::WholeKernel ||
       info.loopIterations <= 0) {
     entry.iterationsPerWave = 1;

@@ -31,15 +31,20 @@ using namespace mlir;
 
 void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
                                             const Gfx950PipelineOptions &o) {
-  // No fused kernels here: composites become their decompositions.
-  addCompositeInlining(pm);
+  // Fused attention is a bf16 MFMA kernel: with f32 GEMMs the composites
+  // run as their decompositions, with the CPU's numerics.
+  bool bf16 = o.mixed && o.gemmPrecision == "bf16";
+  if (!bf16)
+    addCompositeInlining(pm);
   // Layers that read one activation get identical quantizations of it from
   // the recipe: launch each once.
   pm.addPass(createCSEPass());
-  // bf16 GEMMs round their operands explicitly, as on sm_90a.
-  bool bf16 = o.mixed && o.gemmPrecision == "bf16";
-  if (bf16)
+  // bf16 GEMMs and attention round their operands explicitly, as on
+  // sm_90a.
+  if (bf16) {
+    pm.addPass(createRoundAttentionIOPass());
     addBF16GemmRounding(pm);
+  }
   addElementwiseFusion(pm);
   ConvertMXFP4ToAMDGPUPassOptions conversion;
   conversion.chipset = o.chipset;
@@ -50,13 +55,17 @@ void mlir::mxfp4::buildGfx950KernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   addPostConversionCSE(pm, o.mixed);
   if (o.mixed)
-    buildGenericGpuKernelPipeline(pm, /*fused=*/{},
-                                  [&](OpPassManager &functions) {
-                                    if (bf16)
-                                      functions.addPass(
-                                          createConvertLinalgMatmulToAMDGPUPass());
-                                  },
-                                  /*warpSize=*/o.warpReductions ? 64 : 0);
+    buildGenericGpuKernelPipeline(
+        pm,
+        [&](OpPassManager &module) {
+          if (bf16)
+            module.addPass(createConvertAttentionToAMDGPUPass());
+        },
+        [&](OpPassManager &functions) {
+          if (bf16)
+            functions.addPass(createConvertLinalgMatmulToAMDGPUPass());
+        },
+        /*warpSize=*/o.warpReductions ? 64 : 0);
 }
 
 void mlir::mxfp4::addBF16GemmRounding(OpPassManager &pm) {

@@ -66,6 +66,10 @@ struct Gfx950KernelInfo {
   /// loop, by the IR: with the steady state's bytes per lane it gives how
   /// far the code generator unrolled the loop.
   int64_t loopBytes = 0;
+  /// The mean iterations of the steady-state loop a wave runs, where the
+  /// kernel declares it (`mxfp4.steady_iterations`: loops whose bounds
+  /// depend on the workgroup, as causal attention's); 0 otherwise.
+  double steadyIterations = 0;
   /// This kernel compiled alone: its assembly with its metadata.
   std::string assembly;
   /// Seconds to compile this kernel alone to assembly.

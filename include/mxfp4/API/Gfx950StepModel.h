@@ -68,8 +68,10 @@ struct Gfx950KernelTime {
   std::string bound, roofline;
   /// How the steady state's iterations were found: "gemm-shape",
   /// "ir-loops" (the kernel IR's trip counts over the unroll factor),
-  /// "no-loop" (straight-line code: one) or "unknown-trip-count" (a loop
-  /// whose bounds do not say: one iteration, an underestimate).
+  /// "no-loop" (straight-line code: one), "kernel-attribute" (the mean
+  /// the kernel declares, `mxfp4.steady_iterations`) or
+  /// "unknown-trip-count" (a loop whose bounds do not say: one iteration,
+  /// an underestimate).
   std::string iterationSource;
   double iterationsPerWave = 0; ///< of its first launch
   int64_t workgroups = 0;       ///< of its first launch

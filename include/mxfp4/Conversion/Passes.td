@@ -481,9 +481,17 @@ def ConvertAttentionToAMDGPUPass
     PyTorch's bf16 autocast and of `convert-attention-to-nvgpu`, not the f32
     of the decomposition. Operands are token-major ([batch, seq, heads,
     head dim]) and read in place, f32 or bf16 (`mxfp4-round-attention-io`);
-    the log-sum-exp is f32. Calls it does not cover (head dims other than
-    64 and 128, sequences not a multiple of 64, non-identity buffers) and
-    `causal_attention_backward` calls stay calls, for the inliner;
+    the log-sum-exp is f32.
+
+    Each `causal_attention_backward` call becomes FlashAttention-2's
+    backward with the same rounding points, deterministic (every output
+    element has one writer, no atomics): `bwd_delta` (delta = rowsum(dO *
+    o)), `bwd_dq` (a block of 2 waves owns 64 stacked query rows and walks
+    the keys up to the diagonal, recomputing P from the log-sum-exp) and
+    `bwd_dkdv` (a block owns 64 keys and walks every query row of every GQA
+    group that sees them, accumulating dv = P^T dO and dk = dS^T q). Calls
+    it does not cover (head dims other than 64 and 128, sequences not a
+    multiple of 64, non-identity buffers) stay calls, for the inliner;
     composites left without calls are erased.
 
     The pass outlines its launches itself (the shared driver of
@@ -531,6 +539,7 @@ def ConvertAttentionToAMDGPUPass
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::mxfp4::MXFP4Dialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];

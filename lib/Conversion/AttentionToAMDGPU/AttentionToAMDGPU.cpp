@@ -35,12 +35,11 @@ using namespace mlir::mxfp4;
 
 namespace {
 
-/// The gfx950 kernels. The backward calls stay calls (the inliner runs
-/// their decomposition) until the backward kernels are part of the pass.
+/// The gfx950 kernels, forward and backward over the same shapes.
 class Gfx950AttentionEmitter : public AttentionEmitter {
 public:
-  bool isSupported(const AttentionShape &shape, bool backward) const override {
-    return !backward && gfx950::isSupported(shape);
+  bool isSupported(const AttentionShape &shape, bool) const override {
+    return gfx950::isSupported(shape);
   }
   SmallVector<AttentionLaunch> emitForward(OpBuilder &b, Location loc,
                                            const AttentionShape &shape, Value q,
@@ -48,11 +47,12 @@ public:
                                            Value lse) override {
     return gfx950::emitAttentionForward(b, loc, shape, q, k, v, o, lse);
   }
-  SmallVector<AttentionLaunch> emitBackward(OpBuilder &, Location,
-                                            const AttentionShape &, Value,
-                                            Value, Value, Value, Value, Value,
-                                            Value, Value, Value) override {
-    return {}; // not reached: isSupported refuses backward calls
+  SmallVector<AttentionLaunch>
+  emitBackward(OpBuilder &b, Location loc, const AttentionShape &shape,
+               Value q, Value k, Value v, Value o, Value lse, Value dO,
+               Value dq, Value dk, Value dv) override {
+    return gfx950::emitAttentionBackward(b, loc, shape, q, k, v, o, lse, dO,
+                                         dq, dk, dv);
   }
 };
 

@@ -16,12 +16,22 @@
 #define MXFP4_LIB_CONVERSION_ATTENTIONTOAMDGPU_FLASHATTENTION_H
 
 #include "mxfp4/Conversion/AttentionCommon/Attention.h"
+#include "mxfp4/Dialect/MXFP4/IR/MXFP4Dialect.h"
 
 namespace mlir::mxfp4::gfx950 {
 
 /// True if the kernels cover `shape`: seq a multiple of 64, head dim 64 or
 /// 128.
 bool isSupported(const AttentionShape &shape);
+
+/// Records on `launch`'s kernel the mean key or query tiles its blocks walk
+/// (causal blocks walk up to their diagonal, so the loop bounds depend on
+/// the block and the step model cannot read the count from them).
+inline void setSteadyIterations(OpBuilder &b, AttentionLaunch &launch,
+                                double mean) {
+  launch.kernelAttributes.set(kSteadyIterationsAttrName,
+                              b.getF64FloatAttr(mean));
+}
 
 /// Launches computing o and lse from q, k, v (buffers allocated by the
 /// caller).

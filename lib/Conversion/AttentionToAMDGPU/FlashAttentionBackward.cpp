@@ -534,5 +534,15 @@ SmallVector<AttentionLaunch> gfx950::emitAttentionBackward(
   emitter.delta(o, dO, delta);
   emitter.queries(q, k, v, lse, dO, delta, dq);
   emitter.keys(q, k, v, lse, dO, delta, dk, dv);
+  // Block i of a group (bwd_dq) walks key tiles 0 .. i, block i of the keys
+  // (bwd_dkdv) query tiles i .. seq / 64 - 1 of every group: (seq / 64 + 1)
+  // / 2 tiles on average.
+  double mean = double(shape.seq / kRows + 1) / 2;
+  for (AttentionLaunch &launch : emitter.launches) {
+    if (launch.role == "bwd_dq")
+      setSteadyIterations(b, launch, mean);
+    else if (launch.role == "bwd_dkdv")
+      setSteadyIterations(b, launch, double(shape.groups) * mean);
+  }
   return emitter.launches;
 }

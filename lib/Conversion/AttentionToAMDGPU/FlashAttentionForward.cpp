@@ -335,6 +335,11 @@ AttentionLaunch ForwardEmitter::emit(Value q, Value k, Value v, Value o,
   AttentionLaunch result;
   result.launch = launch;
   result.role = "fwd";
+  // Block i of a group starts at position i * blockRows and walks i *
+  // blockRows / 64 unmasked tiles, then blockRows / 64 diagonal ones.
+  int64_t perGroup = s.seq / blockRows;
+  setSteadyIterations(b, result,
+                      double(blockRows / kKeys) * double(perGroup + 1) / 2);
   return result;
 }
 

@@ -423,6 +423,24 @@ func.func private @gemm_shape_two_sizes() attributes {mxfp4.gemm_shape = array<i
 
 // -----
 
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.steady_iterations' must be a float of at least 1 (the mean iterations of the kernel's loop)}}
+func.func private @steady_iterations_zero() attributes {mxfp4.steady_iterations = 0.0 : f64}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'mxfp4.steady_iterations' must be a float of at least 1 (the mean iterations of the kernel's loop)}}
+func.func private @steady_iterations_integer() attributes {mxfp4.steady_iterations = 3 : i64}
+
+// -----
+
+func.func @steady_iterations_not_on_a_function() {
+  // expected-error @+1 {{'arith.constant' op attribute 'mxfp4.steady_iterations' belongs on a function}}
+  %0 = arith.constant {mxfp4.steady_iterations = 2.0 : f64} 0 : i32
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op attribute 'mxfp4.parameter' belongs on a function argument}}
 func.func private @parameter_on_the_function() attributes {mxfp4.parameter = "w"}
 

@@ -14,6 +14,8 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::mxfp4;
 
@@ -118,6 +120,17 @@ LogicalResult MXFP4Dialect::verifyOperationAttribute(Operation *op,
         llvm::any_of(shape.asArrayRef(), [](int64_t d) { return d <= 0; }))
       return op->emitOpError() << "attribute '" << name
                                << "' must be three positive sizes [M, N, K]";
+    return success();
+  }
+  if (name == kSteadyIterationsAttrName) {
+    if (failed(onFunction()))
+      return failure();
+    auto value = dyn_cast<FloatAttr>(attr.getValue());
+    if (!value || !std::isfinite(value.getValueAsDouble()) ||
+        value.getValueAsDouble() < 1)
+      return op->emitOpError() << "attribute '" << name
+                               << "' must be a float of at least 1 (the "
+                                  "mean iterations of the kernel's loop)";
     return success();
   }
   if (name == kParameterAttrName || name == kStepAttrName ||

@@ -1,5 +1,8 @@
 """Checks a `mxfp4-run compile --step-model` JSON against the program's
-kernel IR: its launches are the host function's, its sums add up."""
+kernel IR: its launches are the host function's, its sums add up.
+
+Usage: check_step_model.py MODEL.json KERNELS.mlir TOKENS [--no-gemms]
+(--no-gemms: a program without GEMMs)."""
 
 import json
 import math
@@ -9,6 +12,7 @@ import sys
 model = json.load(open(sys.argv[1]))
 ir = open(sys.argv[2]).read()
 tokens = int(sys.argv[3])
+expect_gemms = "--no-gemms" not in sys.argv[4:]
 
 # The host function's launches, from its body in the kernel IR.
 start = ir.index("func.func @" + model["function"] + "(")
@@ -49,13 +53,21 @@ for k in ks:
     assert 0 <= k["hbm_bound_launches"] <= k["launches"], k
     assert k["roofline"] in ("mfma", "hbm"), k
     assert k["iteration_source"] in ("gemm-shape", "ir-loops", "no-loop",
+                                     "kernel-attribute",
                                      "unknown-trip-count"), k
 times = [k["microseconds"] for k in ks]
 assert times == sorted(times, reverse=True)
 # GEMMs are timed by their shape and are MFMA work.
 gemms = [k for k in ks if k["name"].startswith("gemm_")]
-assert gemms and all(k["iteration_source"] == "gemm-shape" and
+assert bool(gemms) == expect_gemms and all(k["iteration_source"] == "gemm-shape" and
                      k["mfma_flops"] > 0 for k in gemms), gemms
+# Fused attention walks a number of tiles that depends on the block: its
+# kernels declare the mean (more than one tile: the model must not count
+# one iteration).
+for k in ks:
+    if re.match(r"attention_(fwd|bwd_dq|bwd_dkdv)_", k["name"]):
+        assert k["iteration_source"] == "kernel-attribute", k
+        assert k["iterations_per_wave"] > 1, k
 memory = model["memory"]
 assert memory["arguments_bytes"] > 0 and memory["peak_temporaries_bytes"] > 0
 assert memory["peak_bytes"] == (memory["arguments_bytes"] +

@@ -68,7 +68,11 @@ def MXFP4_Dialect : Dialect {
     // device buffer holds.
     "::mlir::TypeAttr":$tensor,
     // On a gfx950 GEMM kernel: its M, N and K.
-    "::mlir::DenseI64ArrayAttr":$gemm_shape
+    "::mlir::DenseI64ArrayAttr":$gemm_shape,
+    // On a GPU kernel whose loop bounds depend on the workgroup (causal
+    // attention): the mean number of iterations of its steady-state loop a
+    // wave runs, which the gfx950 step model cannot read from the bounds.
+    "::mlir::FloatAttr":$steady_iterations
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -48,6 +48,8 @@ constexpr llvm::StringLiteral kTensorAttrName =
     MXFP4Dialect::TensorAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kGemmShapeAttrName =
     MXFP4Dialect::GemmShapeAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kSteadyIterationsAttrName =
+    MXFP4Dialect::SteadyIterationsAttrHelper::getNameStr();
 
 } // namespace mlir::mxfp4
 
