@@ -27,7 +27,7 @@ void exec(Device &cu, void *module, const Compiled &compiled,
   if (o.repeat == 0)
     return;
 
-  keepPristineCopies(cu, memory, arguments, o.function);
+  keepPristineCopies(cu, memory, arguments, o.function, o.toolName);
   std::vector<float> ms;
   {
     Timer timer(cu);

@@ -93,6 +93,7 @@ static std::vector<std::string> list(const std::string &value) {
 Options parseOptions(int argc, char **argv, const Tool &tool) {
   std::string usage = getUsage(tool);
   Options o;
+  o.toolName = tool.name;
   if (!tool.targets.empty())
     o.target = tool.targets.front();
   // --help anywhere: the usage, and nothing else is done.

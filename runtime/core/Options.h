@@ -35,6 +35,8 @@ struct Tool {
 
 /// A command line: the subcommand and its flags.
 struct Options {
+  /// The tool's name (Tool::name), for its notes and messages.
+  std::string toolName;
   /// exec, train, study or check-weights.
   std::string command;
   /// PLAN and the code object (CUBIN, ...).

@@ -65,16 +65,16 @@ Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
 /// upload after the warmup call and keeps a pristine device copy of each one
 /// that changed.
 void keepPristineCopies(Device &cu, Memory &memory, Arguments &arguments,
-                        const std::string &function) {
+                        const std::string &function, const std::string &tool) {
   for (Input &input : arguments.buffers) {
     std::vector<char> now(input.host.size());
     cu.copyToHost(now.data(), input.device, now.size());
     if (now == input.host)
       continue;
     std::fprintf(stderr,
-                 "mxfp4-cuda-run: note: @%s writes its argument #%zu; it is "
-                 "restored before each timed call\n",
-                 function.c_str(), input.index);
+                 "%s: note: @%s writes its argument #%zu; it is restored "
+                 "before each timed call\n",
+                 tool.c_str(), function.c_str(), input.index);
     input.pristine = memory.hold(input.host.size());
     cu.copyToDevice(input.pristine, input.host.data(), input.host.size());
   }

@@ -48,9 +48,9 @@ Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
                  const std::string &function);
 
 /// Keeps a device copy of every argument the warmup call wrote (see
-/// Replay.cpp), for `restore`.
+/// Replay.cpp), for `restore`; `tool` names the program in its note.
 void keepPristineCopies(Device &cu, Memory &memory, Arguments &arguments,
-                        const std::string &function);
+                        const std::string &function, const std::string &tool);
 
 /// Puts back the arguments a call wrote (outside the timed region: the copy
 /// is queued before the start event on the same stream).

@@ -117,6 +117,20 @@ HipDevice::HipDevice(const HipLibrary &library) {
 }
 
 void *HipDevice::loadModule(const void *image, const std::string &origin) {
+  // ROCm takes any bytes and answers "no binary for the GPU"; say what the
+  // file is instead. The emulated runtime takes kernel IR. The image ends
+  // with a NUL (Compiled), so the comparison stops inside it.
+  if (!lastMessage) {
+    const char *bytes = static_cast<const char *>(image);
+    const char magic[] = "\x7f"
+                         "ELF";
+    for (size_t i = 0; i < 4; ++i)
+      if (bytes[i] != magic[i])
+        fail("'" + origin +
+             "' is not a code object (an ELF file): --target=gfx950 takes "
+             "the compile's kernels.hsaco (kernels.mlir is for "
+             "--target=gfx950-emulator)");
+  }
   void *module = nullptr;
   hipError_t status = moduleLoadData(&module, image);
   // ROCm says no more than that it has no code for the device; the
