@@ -16,8 +16,8 @@ using llvm::createStringError;
 using llvm::Expected;
 using llvm::StringRef;
 
-static const StringRef presetNames[] = {"tiny", "small", "pilot",
-                                        "llama3.2-1b", "llama3.1-8b"};
+static const StringRef presetNames[] = {
+    "tiny", "small", "pilot", "llama3.2-1b", "llama3.2-3b", "llama3.1-8b"};
 
 llvm::ArrayRef<StringRef> LlamaConfig::getPresetNames() { return presetNames; }
 
@@ -65,6 +65,24 @@ Expected<LlamaConfig> LlamaConfig::fromPreset(StringRef name) {
     c.dim = 2048;
     c.numLayers = 16;
     c.numHeads = 32;
+    c.numKVHeads = 8;
+    c.ffnDim = 8192;
+    c.ropeTheta = 500000.0;
+    c.seqLen = 8192;
+    c.batchSize = 1;
+    c.lr = 3e-4;
+    c.warmupSteps = 2000;
+    c.totalSteps = 100000;
+    return c;
+  }
+  if (name == "llama3.2-3b") {
+    // Llama-3.2-3B's shapes (embedding and output weights untied, as the
+    // 1B preset) at the 8B preset's sequence and batch.
+    c.vocabSize = 128256;
+    c.tokenizer = "cl100k";
+    c.dim = 3072;
+    c.numLayers = 28;
+    c.numHeads = 24;
     c.numKVHeads = 8;
     c.ffnDim = 8192;
     c.ropeTheta = 500000.0;

@@ -53,6 +53,9 @@ void exec(Device &cu, void *module, const Compiled &compiled,
   Times t = summarize(ms);
   std::printf("time: %s: %zu calls, mean %.3f ms, min %.3f ms, max %.3f ms\n",
               o.function.c_str(), t.calls, t.mean, t.min, t.max);
+  std::printf("device memory: %.3f GB allocated (arguments, their pristine "
+              "copies and the cached blocks)\n",
+              double(memory.allocatedBytes()) / 1e9);
   if (o.profile) {
     restore(cu, arguments);
     profileCall(cu, memory, program, arguments);
@@ -61,7 +64,8 @@ void exec(Device &cu, void *module, const Compiled &compiled,
     size_t launches = 0;
     for (const Record &r : program.records)
       launches += r.kind == Record::Launch;
-    writeTimeJson(o.timeJson, o.function, t, launches);
+    writeTimeJson(o.timeJson, o.function, t, launches,
+                  memory.allocatedBytes());
   }
 }
 

@@ -60,13 +60,22 @@ public:
   /// Returns a block from `take` to the cache.
   void give(DevicePtr p) { idle[blocks.at(p)].push_back(p); }
 
+  /// The bytes taken from the driver so far: held buffers and the cache,
+  /// the run's device memory at its peak (nothing is given back early).
+  size_t allocatedBytes() const { return allocated; }
+
 private:
-  DevicePtr allocate(size_t bytes) { return cu.allocate(bytes); }
+  DevicePtr allocate(size_t bytes) {
+    DevicePtr p = cu.allocate(bytes);
+    allocated += bytes;
+    return p;
+  }
 
   Device &cu;
   std::map<size_t, std::vector<DevicePtr>> idle; // by size
   std::map<DevicePtr, size_t> blocks;            // all of the cache's
   std::vector<DevicePtr> held;
+  size_t allocated = 0;
 };
 
 } // namespace mlir::mxfp4::runtime

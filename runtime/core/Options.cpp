@@ -29,7 +29,8 @@ static std::string getUsage(const Tool &tool) {
   std::string usage =
       "usage: " + n + " exec PLAN " + code +
       " --function=NAME "
-      "[--input=@x.npy|--input=N]... [--output=@y.npy]... [--repeat=N] "
+      "[--input=@x.npy|N|zeros|ones|normal:STD|integers:N]... "
+      "[--output=@y.npy]... [--repeat=N] "
       "[--back-to-back [--batches=N]] [--profile] [--time-json=FILE]" +
       target + "\n       " + n + " train PLAN " + code +
       " --run=DIR --out=DIR [--steps=N] "

@@ -24,6 +24,7 @@ static std::vector<Record> getRecords(const HostFunction &function) {
     r.id = arg.id;
     r.bytes = arg.bytes;
     r.buffer = arg.buffer;
+    r.name = arg.elementType;
   }
   for (const HostStep &step : function.steps) {
     Record &r = records.emplace_back();

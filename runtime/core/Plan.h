@@ -37,7 +37,7 @@ struct Record {
   bool buffer = false;    // arg: a buffer, not a scalar
   uint64_t bits = 0;      // const
   std::vector<char> data; // global: `bytes` bytes
-  std::string name;       // launch: the kernel; result: the element type
+  std::string name;       // launch: the kernel; arg, result: the element type
   unsigned grid[3] = {}, block[3] = {};
   std::vector<std::pair<bool, long>> args; // launch: (is a buffer, id)
   std::vector<int64_t> shape;              // result

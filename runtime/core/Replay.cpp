@@ -12,11 +12,77 @@
 #include "Npy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 
 namespace mlir::mxfp4::runtime {
+
+/// A 64-bit hash of `x` (splitmix64's finalizer).
+static uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// The bytes of argument `r` generated as `spec` says (see upload).
+static std::vector<char> generate(const std::string &spec, const Record &r) {
+  std::string argument = "argument #" + std::to_string(r.index);
+  auto number = [&](const std::string &text) {
+    char *end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || !(value >= 0))
+      fail(argument + ": '" + spec + "' needs a non-negative number");
+    return value;
+  };
+  std::string kind = spec.substr(0, spec.find(':'));
+  bool integers = kind == "integers";
+  if (kind != "zeros" && kind != "ones" && kind != "normal" && !integers)
+    fail(argument + " is a tensor: pass @FILE.npy, zeros, ones, "
+                    "normal:STD or integers:N, not '" + spec + "'");
+  std::string want = integers ? "i32" : "f32";
+  if (r.name != want)
+    fail(argument + " holds " + (r.name.empty() ? "bytes" : r.name) +
+         ": '" + kind + "' makes " + want);
+  size_t count = r.bytes / 4;
+  std::vector<char> bytes(count * 4);
+  std::string value =
+      spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  if (integers) {
+    double n = number(value);
+    if (n < 1 || n > 2147483647.0 || n != uint32_t(n))
+      fail(argument + ": '" + spec + "' needs an integer N >= 1");
+    auto *out = reinterpret_cast<int32_t *>(bytes.data());
+    for (size_t i = 0; i < count; ++i)
+      out[i] = int32_t(mix(i + 0x9e3779b97f4a7c15ull * (r.index + 1)) %
+                       uint64_t(n));
+    return bytes;
+  }
+  auto *out = reinterpret_cast<float *>(bytes.data());
+  if (kind != "normal") {
+    if (!value.empty())
+      fail(argument + ": '" + kind + "' takes no value");
+    std::fill(out, out + count, kind == "ones" ? 1.0f : 0.0f);
+    return bytes;
+  }
+  double std = number(value);
+  // Box-Muller over a fixed stream: 65,536 normal values, then each
+  // element one of them, by a hash of its index and the argument.
+  std::vector<float> table(1 << 16);
+  for (size_t i = 0; i < table.size(); i += 2) {
+    double u = (mix(2 * i + 1) >> 11) * 0x1.0p-53;
+    double v = (mix(2 * i + 2) >> 11) * 0x1.0p-53;
+    double radius = std::sqrt(-2.0 * std::log(1.0 - u));
+    table[i] = float(std * radius * std::cos(2 * M_PI * v));
+    table[i + 1] = float(std * radius * std::sin(2 * M_PI * v));
+  }
+  uint64_t salt = mix(r.index + 1);
+  for (size_t i = 0; i < count; ++i)
+    out[i] = table[mix(i ^ salt) & 0xffff];
+  return bytes;
+}
 
 Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
                  const std::vector<std::string> &inputs,
@@ -35,14 +101,13 @@ Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
       arguments.scalars[r.id] = std::strtoull(input.c_str(), nullptr, 0);
       continue;
     }
-    if (input.empty() || input[0] != '@')
-      fail("argument #" + std::to_string(r.index) +
-           " is a tensor: pass "
-           "@FILE.npy");
     Input buffer;
     buffer.index = r.index;
     buffer.id = r.id;
-    buffer.host = readNpy(input.substr(1));
+    if (!input.empty() && input[0] == '@')
+      buffer.host = readNpy(input.substr(1));
+    else
+      buffer.host = generate(input, r);
     if (buffer.host.size() != r.bytes)
       fail("argument #" + std::to_string(r.index) + " (" + input + ") has " +
            std::to_string(buffer.host.size()) +

@@ -41,8 +41,13 @@ struct Arguments {
   std::map<long, uint64_t> scalars;
 };
 
-/// Uploads the buffer `inputs` (@FILE.npy) and reads the scalar ones of
-/// `function`'s `records`, with the plan's constants.
+/// Uploads the buffer `inputs` and reads the scalar ones of `function`'s
+/// `records`, with the plan's constants. A buffer input is @FILE.npy or,
+/// for timing runs whose arguments are too large to ship (a training step's
+/// weights and moments), one generated on the host: `zeros` or `ones`
+/// (f32), `normal:STD` (f32 drawn from a table of 65,536 normal values by a
+/// hash of the element's index: the distribution of random weights, not
+/// their independence) or `integers:N` (i32 in [0, N), token ids).
 Arguments upload(Device &cu, Memory &memory, const std::vector<Record> &records,
                  const std::vector<std::string> &inputs,
                  const std::string &function);

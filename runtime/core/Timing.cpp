@@ -77,15 +77,16 @@ Times summarize(const std::vector<float> &ms) {
 }
 
 void writeTimeJson(const std::string &path, const std::string &function,
-                   const Times &t, size_t launches) {
+                   const Times &t, size_t launches, size_t deviceBytes) {
   std::ofstream out(path);
   if (!out)
     fail("cannot write '" + path + "'");
-  char numbers[160];
+  char numbers[200];
   std::snprintf(numbers, sizeof(numbers),
                 "\"calls\": %zu, \"mean_ms\": %.6f, \"min_ms\": %.6f, "
-                "\"max_ms\": %.6f, \"launches_per_call\": %zu",
-                t.calls, t.mean, t.min, t.max, launches);
+                "\"max_ms\": %.6f, \"launches_per_call\": %zu, "
+                "\"device_bytes\": %zu",
+                t.calls, t.mean, t.min, t.max, launches, deviceBytes);
   out << "{\"function\": " << jsonString(function) << ", " << numbers << "}\n";
 }
 

@@ -58,9 +58,10 @@ struct Times {
 
 Times summarize(const std::vector<float> &ms);
 
-/// Writes `t` as --time-json's one JSON object.
+/// Writes `t` as --time-json's one JSON object, with the launches a call
+/// makes and the device memory the run allocated.
 void writeTimeJson(const std::string &path, const std::string &function,
-                   const Times &t, size_t launches);
+                   const Times &t, size_t launches, size_t deviceBytes);
 
 } // namespace mlir::mxfp4::runtime
 

@@ -45,7 +45,7 @@ cl::SubCommand mlir::mxfp4::compileCommand(
 static cl::OptionCategory compileCategory("compile options");
 static cl::opt<std::string> compilePreset(
     "preset",
-    cl::desc("Model preset (tiny, small, pilot, llama3.2-1b, llama3.1-8b) or a "
+    cl::desc("Model preset (tiny, small, pilot, llama3.2-1b, llama3.2-3b, llama3.1-8b) or a "
              "JSON config file"),
     cl::value_desc("name|file.json"), cl::init("tiny"), cl::sub(compileCommand),
     cl::cat(compileCategory));

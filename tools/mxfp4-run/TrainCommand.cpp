@@ -41,7 +41,7 @@ static cl::OptionCategory trainCategory("train options");
 
 TRAIN_OPT(std::string, preset, "preset",
           cl::desc("Model preset (tiny, small, pilot, llama3.2-1b, "
-                   "llama3.1-8b) or a JSON config file"),
+                   "llama3.2-3b, llama3.1-8b) or a JSON config file"),
           cl::value_desc("name|file.json"), cl::init("tiny"));
 TRAIN_OPT(std::string, recipe, "recipe",
           cl::desc("MXFP4 recipe: a preset (docs/Recipes.md) or settings; "

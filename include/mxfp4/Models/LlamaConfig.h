@@ -56,8 +56,8 @@ struct LlamaConfig {
   int64_t getHeadDim() const { return dim / numHeads; }
   int64_t getTokensPerStep() const { return batchSize * seqLen; }
 
-  /// Returns the preset `name`: "tiny", "small", "pilot", "llama3.2-1b" or
-  /// "llama3.1-8b".
+  /// Returns the preset `name`: "tiny", "small", "pilot", "llama3.2-1b",
+  /// "llama3.2-3b" or "llama3.1-8b".
   static llvm::Expected<LlamaConfig> fromPreset(llvm::StringRef name);
   /// Returns the preset names, for help texts and errors.
   static llvm::ArrayRef<llvm::StringRef> getPresetNames();

@@ -120,6 +120,16 @@ PRESETS = {
         name="pilot", dim=512, num_layers=8, num_heads=8, num_kv_heads=4,
         ffn_dim=1408, seq_len=512, batch_size=64, lr=1.5e-3, warmup_steps=60,
         total_steps=1200),
+    "llama3.2-1b": LlamaConfig(
+        name="llama3.2-1b", vocab_size=128256, tokenizer="cl100k", dim=2048,
+        num_layers=16, num_heads=32, num_kv_heads=8, ffn_dim=8192,
+        seq_len=8192, batch_size=1, lr=3e-4, warmup_steps=2000,
+        total_steps=100000),
+    "llama3.2-3b": LlamaConfig(
+        name="llama3.2-3b", vocab_size=128256, tokenizer="cl100k", dim=3072,
+        num_layers=28, num_heads=24, num_kv_heads=8, ffn_dim=8192,
+        seq_len=8192, batch_size=1, lr=3e-4, warmup_steps=2000,
+        total_steps=100000),
     "llama3.1-8b": LlamaConfig(
         name="llama3.1-8b", vocab_size=128256, tokenizer="cl100k", dim=4096,
         num_layers=32, num_heads=32, num_kv_heads=8, ffn_dim=14336,
