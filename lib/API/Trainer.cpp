@@ -11,6 +11,7 @@
 
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/LlamaModel.h"
+#include "mxfp4/Formats/RunLock.h"
 #include "mxfp4/Formats/TrainingRun.h"
 #include "mxfp4/Formats/WeightInit.h"
 #include "mxfp4/Runtime/AtomicFile.h"
@@ -562,6 +563,20 @@ mlir::mxfp4::train(const TrainOptions &options,
     return std::move(error);
   if (options.outDir.empty())
     return createStringError("no output folder given (--out)");
+  // One trainer a folder, from before the checks below to the end (a second
+  // one is refused before it spends time compiling).
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
+    return createStringError("cannot create '" + options.outDir +
+                             "': " + ec.message());
+  RunFolderLock lock;
+  std::string locked = lock.acquire(options.outDir);
+  if (!locked.empty())
+    return createStringError(locked);
+  // What a killed trainer left of a checkpoint write.
+  std::string recovered =
+      recoverCheckpointFolder(options.outDir + "/checkpoint");
+  if (!recovered.empty())
+    return createStringError(recovered);
   if (!options.resume &&
       llvm::sys::fs::exists(options.outDir + "/metrics.jsonl"))
     return createStringError(

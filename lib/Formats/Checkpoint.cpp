@@ -189,6 +189,49 @@ static bool isSeparator(char c) {
   return c == '/' || c == char(fs::path::preferred_separator);
 }
 
+std::string mlir::mxfp4::recoverCheckpointFolder(const std::string &dirArg) {
+  std::string dir = dirArg;
+  while (dir.size() > 1 && isSeparator(dir.back()))
+    dir.pop_back();
+  fs::path path(dir);
+  fs::path parent = path.parent_path().empty() ? fs::path(".")
+                                               : path.parent_path();
+  std::string base = path.filename().string();
+  std::error_code ec;
+  std::vector<fs::path> temps, olds;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(base + ".tmp-", 0) == 0)
+      temps.push_back(it->path());
+    else if (name.rfind(base + ".old-", 0) == 0)
+      olds.push_back(it->path());
+  }
+  if (ec)
+    return "checkpoint '" + dir + "': cannot list '" + parent.string() +
+           "': " + ec.message();
+  // Without `dir`, a set-aside previous checkpoint is the last complete one
+  // (of several, a crash can only have left one: the next writer restores
+  // or deletes it first).
+  if (!fs::exists(fs::symlink_status(dir, ec)) && !olds.empty()) {
+    fs::rename(olds.back(), dir, ec);
+    if (ec)
+      return "checkpoint '" + dir + "': cannot restore '" +
+             olds.back().string() + "': " + ec.message();
+    olds.pop_back();
+  }
+  for (const std::vector<fs::path> *stale : {&temps, &olds})
+    for (const fs::path &p : *stale) {
+      fs::remove_all(p, ec);
+      if (ec)
+        return "checkpoint '" + dir + "': cannot remove the stale '" +
+               p.string() + "': " + ec.message();
+    }
+  if (!temps.empty() || !olds.empty())
+    syncFolder(parent);
+  return "";
+}
+
 std::string mlir::mxfp4::writeCheckpointFolder(
     const std::string &dirArg,
     const std::function<std::string(const std::string &folder)> &writeFiles) {

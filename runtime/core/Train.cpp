@@ -17,6 +17,7 @@
 #include "Timing.h"
 
 #include "mxfp4/Formats/Checkpoint.h"
+#include "mxfp4/Formats/RunLock.h"
 #include "mxfp4/Train/Convergence.h"
 
 #include <algorithm>
@@ -96,6 +97,8 @@ private:
 
   Device &cu;
   Memory memory;
+  /// This process's hold on options.outDir, from loop() on.
+  RunFolderLock lock;
   const Compiled &compiled;
   const TrainingRun &run;
   const TrainOptions &options;
@@ -221,6 +224,15 @@ void Trainer::loop() {
   fs::create_directories(options.outDir, ec);
   if (ec)
     fail("cannot create '" + options.outDir + "': " + ec.message());
+  // One trainer a folder, for the whole loop: the checks below are made
+  // under the lock.
+  std::string locked = lock.acquire(options.outDir);
+  if (!locked.empty())
+    fail(locked);
+  // What a killed trainer left of a checkpoint write.
+  std::string recovered = recoverCheckpointFolder(checkpointDir());
+  if (!recovered.empty())
+    fail(recovered);
   if (!options.resume && fs::exists(metricsPath))
     fail("'" + options.outDir +
          "' already holds a run (metrics.jsonl); "

@@ -102,6 +102,15 @@ std::string parseTrainerState(const std::string &text, TrainerState &state);
 /// with a final newline.
 std::string formatCheckpointJson(const JsonValue &value);
 
+/// Puts the checkpoint folder `dir` back in order after a writer died in
+/// writeCheckpointFolder (kill -9, power loss): a `DIR.old-<pid>` left
+/// between the two renames of the fallback becomes `dir` again if `dir` is
+/// missing, and every other `DIR.tmp-<pid>` and `DIR.old-<pid>` is removed.
+/// Only for a caller that holds the run folder's lock
+/// (mxfp4/Formats/RunLock.h): no other process is writing then. Returns what
+/// went wrong, or an empty string.
+std::string recoverCheckpointFolder(const std::string &dir);
+
 /// Writes the checkpoint folder `dir` whole, replacing any previous one:
 /// `writeFiles` writes the files into a fresh folder beside `dir` (its
 /// argument) and returns what went wrong or an empty string; that folder
