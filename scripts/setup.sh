@@ -9,6 +9,7 @@ packages=(
   python3 python3-dev python3-numpy python3-torch pybind11-dev libopenblas-dev
   libomp-22-dev
   zlib1g-dev curl libgtest-dev
+  libclang-rt-22-dev
 )
 
 missing=()

@@ -15,5 +15,15 @@ failed=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$log")
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=1 # lit itself failed (e.g. a broken configuration)
 fi
+
+# The readers of outside bytes under libFuzzer, ASan and UBSan: their
+# regression inputs, then a bounded time each (MXFP4_FUZZ_SECONDS).
+fuzzlog="$build/fuzz.log"
+bash "$root/scripts/fuzz.sh" "${MXFP4_FUZZ_SECONDS:-15}" 2>&1 | tee "$fuzzlog"
+fuzzstatus=${PIPESTATUS[0]}
+passed=$((passed + $(grep -cE '^PASS: fuzz-' "$fuzzlog")))
+fuzzfailed=$(grep -cE '^FAIL: ' "$fuzzlog")
+[ "$fuzzstatus" -eq 0 ] || [ "$fuzzfailed" -gt 0 ] || fuzzfailed=1
+failed=$((failed + fuzzfailed))
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

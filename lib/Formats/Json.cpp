@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace mlir::mxfp4 {
 
@@ -185,11 +186,16 @@ private:
       v.kind = JsonValue::Object;
       if (consume('}'))
         return true;
+      // A repeated key would mean whichever copy a reader looks at, and
+      // writers that sort keys could swap the copies: refused.
+      std::set<std::string> keys;
       do {
         std::string key;
         JsonValue member;
         if (!parseString(key) || !consume(':'))
           return problem.empty() ? (problem = "expected ':'", false) : false;
+        if (!keys.insert(key).second)
+          return problem = "duplicate key " + jsonString(key), false;
         if (!parseValue(member, depth + 1))
           return false;
         v.members.push_back({std::move(key), std::move(member)});

@@ -48,7 +48,7 @@ struct JsonValue {
 };
 
 /// Parses `text`, all of it; returns nothing and sets `error` if it is not
-/// JSON.
+/// JSON or an object in it repeats a key ("duplicate key \"dim\"").
 std::optional<JsonValue> parseJson(const std::string &text, std::string &error);
 
 /// `s` as a JSON string literal.

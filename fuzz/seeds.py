@@ -1,0 +1,87 @@
+"""Writes the fuzz targets' seed corpora into OUT/<target>/: valid and
+near-valid inputs of each format (small arrays written by NumPy, safetensors
+files laid out as the format says, a run manifest, metrics lines, a trainer
+state), plus the tests' own inputs of that format (JSON configs, host
+plans). Usage: seeds.py OUT REPO_ROOT"""
+import glob
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+out, root = sys.argv[1], sys.argv[2]
+
+
+def seed(target, name, data):
+    os.makedirs(os.path.join(out, target), exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(out, target, name), mode) as f:
+        f.write(data)
+
+
+def copy(target, pattern, limit=16, max_bytes=8192):
+    files = sorted(glob.glob(os.path.join(root, pattern), recursive=True))
+    for path in [p for p in files if os.path.getsize(p) <= max_bytes][:limit]:
+        seed(target, os.path.relpath(path, root).replace("/", "_"),
+             open(path, "rb").read())
+
+
+# .npy: the dtypes and shapes the tools read and write.
+for i, (dtype, shape) in enumerate([("<f4", (3,)), ("<f4", (2, 3)),
+                                    ("<i4", (4,)), ("<u2", (2, 2)),
+                                    ("<f4", ()), ("<i8", (1, 1, 2)),
+                                    ("|u1", (5,))]):
+    path = os.path.join(out, "npy", f"seed{i}.npy")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.save(path, np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+np.save(os.path.join(out, "npy", "fortran.npy"),
+        np.asfortranarray(np.ones((2, 3), np.float32)))
+
+
+def safetensors(tensors, metadata=None):
+    header, data, offset = {}, b"", 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [offset, offset + len(raw)]}
+        data += raw
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+seed("safetensors", "two.safetensors", safetensors(
+    [("w", "F32", [2, 2], np.ones(4, np.float32).tobytes()),
+     ("b", "BF16", [3], b"\0\x3f" * 3)], {"format": "pt"}))
+seed("safetensors", "empty.safetensors", safetensors([]))
+seed("safetensors", "ids.safetensors", safetensors(
+    [("ids", "I32", [2, 1], np.arange(2, dtype=np.int32).tobytes())]))
+
+copy("json", "test/**/*.json")
+seed("json", "trainer_state.json", json.dumps({
+    "data": "1 file", "mxfp4_config": {"dim": 64, "name": "micro"},
+    "plan": "0123456789abcdef", "recipe": "fp4-all-dht16", "run": "feed",
+    "seed": 5, "step": 40, "tokenizer": "byte", "tokens_seen": 5120},
+    indent=2, sort_keys=True))
+seed("json", "values.json", '[null, true, false, -0.0, 1e308, 123456789012345678, '
+     '"\\u00e9\\ud83d\\ude00", {"a": [], "b": {}}]')
+
+seed("metrics", "metrics.jsonl",
+     '{"step":0,"run":{"commit":"abc","config":{"dim":64}},"tokens":0}\n'
+     '{"step":1,"elapsed_s":0.01,"grad_norm":2.4,"loss":5.5,"lr":0.001,'
+     '"tokens":128,"tokens_per_s":9325.5}\n'
+     '{"step":1,"eval_loss":5.4,"tokens":128}\n'
+     '{"step":2,"diverged":"gradient norm is nan","loss":null,"tokens":256}\n'
+     '{"step":3,"loss":')
+
+seed("training-run", "run.txt",
+     "# mxfp4 training run v1\nsteps 400\nbatch 4\nwindow 33\ntoken_bytes 1\n"
+     "seed 5\ninit_std 2.000000000e-02\neval_every 100\neval_batches 1\n"
+     "model micro\nparam 0 model.embed_tokens.weight normal 256 64\n"
+     "param 1 model.norm.weight ones 64\n")
+
+copy("host-plan", "test/**/*plan*.txt")
