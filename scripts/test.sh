@@ -25,5 +25,16 @@ passed=$((passed + $(grep -cE '^PASS: fuzz-' "$fuzzlog")))
 fuzzfailed=$(grep -cE '^FAIL: ' "$fuzzlog")
 [ "$fuzzstatus" -eq 0 ] || [ "$fuzzfailed" -gt 0 ] || fuzzfailed=1
 failed=$((failed + fuzzfailed))
+
+# The LLVM-free runtimes under ASan and UBSan, through their lit tests.
+sanlog="$build/sanitize.log"
+bash "$root/scripts/sanitize.sh" > "$sanlog" 2>&1
+sanstatus=$?
+sanpassed=$(grep -cE '^(PASS|XFAIL): ' "$sanlog")
+sanfailed=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$sanlog")
+grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT|PASS): ' "$sanlog" | sed 's/^\([A-Z]*\): /\1: (ASan+UBSan runtimes) /'
+[ "$sanstatus" -eq 0 ] || [ "$sanfailed" -gt 0 ] || { tail -30 "$sanlog"; sanfailed=1; }
+passed=$((passed + sanpassed))
+failed=$((failed + sanfailed))
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -95,12 +95,26 @@ llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 
 tool_dirs = [os.path.join(config.mxfp4_obj_root, "bin"), config.llvm_tools_dir]
+# --param runtime_tools=DIR: the LLVM-free runtimes' tools from another build
+# of runtime/ (scripts/sanitize.sh: under ASan and UBSan), with the build's
+# emulated HIP library, which they find beside themselves otherwise.
+runtime_tools = lit_config.params.get("runtime_tools")
+runtimes = ["mxfp4-cuda-run", "mxfp4-hip-run"]
+if runtime_tools:
+    llvm_config.add_tool_substitutions(runtimes, [runtime_tools])
+    config.environment["MXFP4_EMULATED_HIP"] = os.path.join(
+        config.mxfp4_obj_root, "lib", "libmxfp4-emulated-hip.so")
+    for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+        if name in os.environ:
+            config.environment[name] = os.environ[name]
+    runtimes = []
 llvm_config.add_tool_substitutions(
     [
         "mxfp4-opt",
         "mxfp4-run",
-        "mxfp4-cuda-run",
-        "mxfp4-hip-run",
+    ]
+    + runtimes
+    + [
         ToolSubst("mxfp4-bench", unresolved="ignore"),
         "mlir-opt",
         ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
