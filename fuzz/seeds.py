@@ -85,3 +85,13 @@ seed("training-run", "run.txt",
      "param 1 model.norm.weight ones 64\n")
 
 copy("host-plan", "test/**/*plan*.txt")
+
+# The compiler's text inputs (tools/mxfp4-ir-fuzzer): a recipe line, then a
+# module of the lit tests.
+recipes = ["fp4-all-dht16", "bf16", "fp4-all,wgrad.hadamard=deterministic",
+           "wgrad.precision=fp4;fprop.rounding=stochastic"]
+modules = sorted(glob.glob(os.path.join(root, "test/**/*.mlir"), recursive=True))
+modules = [p for p in modules if os.path.getsize(p) <= 3000][:48]
+for i, path in enumerate(modules):
+    seed("ir", f"seed{i}.txt",
+         recipes[i % len(recipes)] + "\n" + open(path).read())

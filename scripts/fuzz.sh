@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (the readers of lib/Formats under
 # AddressSanitizer and UndefinedBehaviorSanitizer) in build-fuzz/ and runs
-# each: first every input of fuzz/regressions/<target>/ (earlier findings,
+# them and the compiler's (build/bin/mxfp4-ir-fuzzer: recipes, parsing,
+# verification, printing and passes), each: first every input of fuzz/regressions/<target>/ (earlier findings,
 # which must pass forever), then SECONDS (default 20) of fuzzing from a
 # corpus seeded from the tests (fuzz/seeds.py). A crash, a sanitizer report,
 # a hang or a broken invariant fails the target; its input is kept in
@@ -22,10 +23,12 @@ cmake -S "$root/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-22 \
 rm -rf "$build/corpus" && /usr/bin/python3 "$root/fuzz/seeds.py" "$build/corpus" "$root"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan)
+[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan ir)
 passed=0; failed=0
 for t in "${targets[@]}"; do
   exe="$build/fuzz-$t"; findings="$build/findings/$t"; log="$build/fuzz-$t.log"
+  # The compiler's target is built with the compiler (tools/mxfp4-ir-fuzzer).
+  [ "$t" != ir ] || exe="${MXFP4_BUILD_DIR:-$root/build}/bin/mxfp4-ir-fuzzer"
   mkdir -p "$findings" "$build/corpus/$t"
   ok=1
   regressions="$root/fuzz/regressions/$t"
@@ -34,7 +37,7 @@ for t in "${targets[@]}"; do
   fi
   if [ $ok -eq 1 ]; then
     # -timeout: an input taking 10 s is a hang; the corpus grows in place.
-    "$exe" "$build/corpus/$t" -max_total_time="$seconds" -timeout=10 \
+    "$exe" "$build/corpus/$t" -max_total_time="$seconds" -seed=1 -timeout=10 \
       -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$findings/" \
       -print_final_stats=1 > "$log" 2>&1 || ok=0
   fi
