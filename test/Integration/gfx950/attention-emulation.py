@@ -44,12 +44,6 @@ rng = np.random.default_rng(29)
 T = harness.tensor_type
 
 
-def bf16_values(x):
-    """x rounded to bf16 (ties to even), as float64."""
-    return ref.bf16_to_f32(ref.f32_to_bf16_rne(
-        np.asarray(x, np.float32))).astype(np.float64)
-
-
 def stand_in(operands, results):
     """A composite body that reads each operand (as the real decomposition
     does, so that bufferization keeps them apart) and fills its results
@@ -132,7 +126,7 @@ def forward_case(batch, seq, kv_heads, groups, d):
     label = f"forward b{batch} s{seq} kv{kv_heads}x{groups} d{d}"
     h = kv_heads * groups
     q, k, v = inputs(batch, seq, kv_heads, groups, d)
-    qr, kr, vr = (bf16_values(x) for x in (q, k, v))
+    qr, kr, vr = (ref.bf16_round(x) for x in (q, k, v))
     want_o = np.zeros(qr.shape)
     want_lse = np.zeros((batch, h, seq))
     mag = np.zeros(qr.shape)
@@ -155,7 +149,7 @@ def backward_case(batch, seq, kv_heads, groups, d):
     h = kv_heads * groups
     q, k, v = inputs(batch, seq, kv_heads, groups, d)
     do = rng.standard_normal((batch, seq, h, d)).astype(np.float32)
-    qr, kr, vr, dor = (bf16_values(x) for x in (q, k, v, do))
+    qr, kr, vr, dor = (ref.bf16_round(x) for x in (q, k, v, do))
     o = np.zeros((batch, seq, h, d), np.float32)
     lse = np.zeros((batch, h, seq), np.float32)
     for b in range(batch):
@@ -164,7 +158,7 @@ def backward_case(batch, seq, kv_heads, groups, d):
             ob, lb, _ = reference_forward(qr[b, :, hq], kr[b, :, kv],
                                           vr[b, :, kv], d)
             o[b, :, hq], lse[b, hq] = ob, lb
-    orr = bf16_values(o)
+    orr = ref.bf16_round(o)
     lse64 = lse.astype(np.float64)
 
     want = [np.zeros(qr.shape), np.zeros(kr.shape), np.zeros(vr.shape)]
@@ -184,7 +178,7 @@ def backward_case(batch, seq, kv_heads, groups, d):
             ds = p * (dp - delta[:, None])
             ds_mag = p * (np.abs(doh) @ np.abs(vh).T +
                           np.abs(doh * oh).sum(axis=1)[:, None]) / np.sqrt(d)
-            pb, dsb = bf16_values(p), bf16_values(ds)
+            pb, dsb = ref.bf16_round(p), ref.bf16_round(ds)
             want[0][b, :, hq] = dsb @ kh * scale
             mag[0][b, :, hq] = ds_mag @ np.abs(kh)
             want[1][b, :, kv] += dsb.T @ qh * scale

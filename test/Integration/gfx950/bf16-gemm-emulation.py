@@ -31,11 +31,6 @@ T = harness.tensor_type
 rounding = False
 
 
-def bf16_values(x):
-    """x rounded to bf16 (ties to even), as float64."""
-    return ref.bf16_to_f32(ref.f32_to_bf16_rne(x)).astype(np.float64)
-
-
 def contraction(name, a_shape, b_shape, c_shape, maps, iterators, element,
                 accumulate):
     """A function of one contraction, written as linalg.generic; C starts as
@@ -122,7 +117,7 @@ class bf16_exact(np.ndarray):
 def rounded(x, element):
     if isinstance(x, bf16_exact):
         return np.asarray(x).astype(np.float64)
-    return bf16_values(as_f32(x, element))
+    return ref.bf16_round(as_f32(x, element))
 
 
 MK, NK, MN = ("affine_map<(m, n, k) -> (m, k)>",

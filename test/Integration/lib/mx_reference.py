@@ -90,6 +90,13 @@ def bf16_to_f32(u16):
     return (u16.astype(_U32) << _U32(16)).view(np.float32)
 
 
+def bf16_round(x):
+    """x rounded to bf16 (ties to even), as float64: the value a bf16 operand
+    holds."""
+    return bf16_to_f32(f32_to_bf16_rne(np.asarray(x, np.float32))).astype(
+        np.float64)
+
+
 def f32_to_bf16_rne(x):
     """float32 -> bf16 bit patterns (uint16), IEEE round to nearest, ties to even.
 
