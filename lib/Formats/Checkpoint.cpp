@@ -8,7 +8,9 @@
 #include "mxfp4/Formats/Checkpoint.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -159,6 +161,34 @@ static void syncFolder(const fs::path &dir) {
 #endif
 }
 
+/// Makes the data of every file in `dir` durable (fsync), so that the
+/// folder a rename publishes never holds files a power loss would leave
+/// empty; returns what failed, or an empty string.
+static std::string syncFiles(const fs::path &dir) {
+#ifdef MXFP4_POSIX
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (!it->is_regular_file())
+      continue;
+    std::string path = it->path().string();
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      std::string why = std::strerror(errno);
+      if (fd >= 0)
+        ::close(fd);
+      return "cannot sync '" + path + "': " + why;
+    }
+    ::close(fd);
+  }
+  if (ec)
+    return "cannot list '" + dir.string() + "': " + ec.message();
+#else
+  (void)dir;
+#endif
+  return "";
+}
+
 /// Atomically exchanges the folders `a` and `b` where the system can (Linux
 /// renameat2); returns false if it cannot, so the caller falls back to two
 /// renames.
@@ -281,6 +311,8 @@ std::string mlir::mxfp4::writeCheckpointFolder(
   if (ec)
     return error("cannot create '" + temp + "': " + ec.message());
   std::string failure = writeFiles(temp);
+  if (failure.empty())
+    failure = syncFiles(temp);
   if (!failure.empty()) {
     fs::remove_all(temp, ec);
     return error(failure);

@@ -13,6 +13,8 @@
 #ifndef MXFP4_RUNTIME_CORE_FAILURE_H
 #define MXFP4_RUNTIME_CORE_FAILURE_H
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +26,14 @@ struct Failure : std::runtime_error {
 
 [[noreturn]] inline void fail(const std::string &message) {
   throw Failure(message);
+}
+
+/// Fails for a file that could not be written, with the system's reason
+/// (a full disk, a file size limit, a read-only folder) where it left one.
+[[noreturn]] inline void failWrite(const std::string &path) {
+  int error = errno;
+  fail("cannot write '" + path + "'" +
+       (error ? std::string(": ") + std::strerror(error) : std::string()));
 }
 
 } // namespace mlir::mxfp4::runtime

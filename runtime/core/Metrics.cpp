@@ -38,7 +38,7 @@ std::vector<MetricsRecord> readMetrics(const std::string &path) {
 MetricsLog::MetricsLog(const std::string &path)
     : path(path), out(path, std::ios::trunc) {
   if (!out)
-    fail("cannot write '" + path + "'");
+    failWrite(path);
 }
 
 MetricsLog::MetricsLog(const std::string &path, int64_t lastStep) : path(path) {

@@ -11,6 +11,7 @@
 
 #include "mxfp4/Formats/Npy.h"
 
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 
@@ -24,10 +25,11 @@ std::vector<char> readFile(const std::string &path) {
 }
 
 void writeFile(const std::string &path, const std::string &text) {
+  errno = 0; // what failWrite reports comes from this file's writes
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out.flush())
-    fail("cannot write '" + path + "'");
+    failWrite(path);
 }
 
 std::vector<char> readNpy(const std::string &path) {
@@ -52,13 +54,14 @@ void writeNpy(const std::string &path, const std::string &type,
                       : type == "i32"  ? "<i4"
                       : type == "i64"  ? "<i8"
                                        : "|u1";
+  errno = 0; // what failWrite reports comes from this file's writes
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    fail("cannot write '" + path + "'");
+    failWrite(path);
   out << mlir::mxfp4::formatNpyHeader(descr, shape);
   out.write(data.data(), data.size());
   if (!out.flush())
-    fail("cannot write '" + path + "'");
+    failWrite(path);
 }
 
 } // namespace mlir::mxfp4::runtime

@@ -12,6 +12,7 @@
 
 #include "mxfp4/Formats/Safetensors.h"
 
+#include <cerrno>
 #include <fstream>
 
 namespace mlir::mxfp4::runtime {
@@ -32,12 +33,13 @@ void writeSafetensors(const std::string &path,
       entries, {{"format", "pt"}}, header);
   if (!problem.empty())
     fail("'" + path + "': " + problem);
+  errno = 0; // what failWrite reports comes from this file's writes
   std::ofstream out(path, std::ios::binary);
   out << header;
   for (const NamedTensor &t : tensors)
     out.write(t.data.data(), t.data.size());
   if (!out.flush())
-    fail("cannot write '" + path + "'");
+    failWrite(path);
 }
 
 std::vector<NamedTensor> readSafetensors(const std::string &path) {

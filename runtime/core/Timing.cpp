@@ -80,7 +80,7 @@ void writeTimeJson(const std::string &path, const std::string &function,
                    const Times &t, size_t launches, size_t deviceBytes) {
   std::ofstream out(path);
   if (!out)
-    fail("cannot write '" + path + "'");
+    failWrite(path);
   char numbers[200];
   std::snprintf(numbers, sizeof(numbers),
                 "\"calls\": %zu, \"mean_ms\": %.6f, \"min_ms\": %.6f, "

@@ -33,8 +33,9 @@
 //   }
 //
 // A checkpoint is written whole into a folder beside the previous one,
-// `DIR.tmp-<pid>`, which then takes its place (writeCheckpointFolder), so a
-// crash or a failed write leaves the previous checkpoint intact.
+// `DIR.tmp-<pid>`, whose files and entries are synced to disk before it
+// takes the previous one's place (writeCheckpointFolder), so a crash, a
+// power loss or a failed write leaves the previous checkpoint intact.
 //
 //===----------------------------------------------------------------------===//
 
