@@ -4,10 +4,13 @@ files laid out as the format says, a run manifest, metrics lines, a trainer
 state), plus the tests' own inputs of that format (JSON configs, host
 plans). Usage: seeds.py OUT REPO_ROOT"""
 import glob
+import gzip
+import io
 import json
 import os
 import struct
 import sys
+import tarfile
 
 import numpy as np
 
@@ -85,6 +88,28 @@ seed("training-run", "run.txt",
      "param 1 model.norm.weight ones 64\n")
 
 copy("host-plan", "test/**/*plan*.txt")
+
+# The training data's readers (tools/mxfp4-data-fuzzer): a byte picking the
+# reader, then its input.
+c4 = (b'{"text": "The first document.\\nWith two lines.", "url": "https://x", '
+      b'"timestamp": "2019-04-25T12:57:54Z"}\n{"text": "caf\\u00e9 \\ud83d\\ude00"}\n')
+seed("data", "c4.jsonl", b"\0" + c4)
+seed("data", "c4.json.gz", b"\1" + gzip.compress(c4))
+archive = io.BytesIO()
+with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+    for name, text in [("package/data/a.txt", b"some text\n"),
+                       ("package/" + "long/" * 30 + "b.txt", b"more")]:
+        info = tarfile.TarInfo(name)
+        info.size = len(text)
+        tar.addfile(info, io.BytesIO(text))
+seed("data", "package.tgz", b"\2" + archive.getvalue())
+seed("data", "text.gz", b"\3" + gzip.compress(b"hello gzip\n" * 10))
+seed("data", "message.eml", b"\4" + (
+    b"From: a@b\nContent-Type: multipart/alternative; boundary=XX\n\n--XX\n"
+    b"Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\n"
+    b"caf=C3=A9 =\nsoft break\n--XX\nContent-Type: text/html\n"
+    b"Content-Transfer-Encoding: base64\n\nPGI+aGk8L2I+IDxwPnRleHQ8L3A+\n--XX--\n"))
+seed("data", "words.txt", "\5Hello, world! It's 2024: naïve café 東京 123456 'll\n".encode())
 
 # The compiler's text inputs (tools/mxfp4-ir-fuzzer): a recipe line, then a
 # module of the lit tests.

@@ -23,12 +23,12 @@ cmake -S "$root/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-22 \
 rm -rf "$build/corpus" && /usr/bin/python3 "$root/fuzz/seeds.py" "$build/corpus" "$root"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan ir)
+[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan ir data)
 passed=0; failed=0
 for t in "${targets[@]}"; do
   exe="$build/fuzz-$t"; findings="$build/findings/$t"; log="$build/fuzz-$t.log"
-  # The compiler's target is built with the compiler (tools/mxfp4-ir-fuzzer).
-  [ "$t" != ir ] || exe="${MXFP4_BUILD_DIR:-$root/build}/bin/mxfp4-ir-fuzzer"
+  # The compiler's targets are built with it (tools/mxfp4-{ir,data}-fuzzer).
+  case "$t" in ir|data) exe="${MXFP4_BUILD_DIR:-$root/build}/bin/mxfp4-$t-fuzzer" ;; esac
   mkdir -p "$findings" "$build/corpus/$t"
   ok=1
   regressions="$root/fuzz/regressions/$t"
