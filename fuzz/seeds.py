@@ -109,6 +109,9 @@ seed("data", "message.eml", b"\4" + (
     b"Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\n"
     b"caf=C3=A9 =\nsoft break\n--XX\nContent-Type: text/html\n"
     b"Content-Transfer-Encoding: base64\n\nPGI+aGk8L2I+IDxwPnRleHQ8L3A+\n--XX--\n"))
+seed("data", "cache-intact", b"\6\0\0")
+seed("data", "cache-patched", b"\6\0\0" + bytes([0, 8, 2, 0, 40, 0xff, 0, 90, 7]))
+seed("data", "cache-cut", b"\6\x80\x30")
 seed("data", "words.txt", "\5Hello, world! It's 2024: naïve café 東京 123456 'll\n".encode())
 
 # The compiler's text inputs (tools/mxfp4-ir-fuzzer): a recipe line, then a
