@@ -29,6 +29,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
+
 using namespace mlir::mxfp4;
 namespace cl = llvm::cl;
 
@@ -328,6 +330,12 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::setBugReportMsg("mxfp4-run crashed: please report this with the "
                         "input files and the command line.\n");
+#ifdef SIGXFSZ
+  // A write past the file size limit then fails with EFBIG, which the
+  // writers report as the error it is (as a full disk's ENOSPC); LLVM's
+  // handlers would report the signal as a crash.
+  std::signal(SIGXFSZ, SIG_IGN);
+#endif
 
   // The parser would take an unknown subcommand for a stray positional
   // argument; name the problem instead.
