@@ -565,18 +565,10 @@ mlir::mxfp4::train(const TrainOptions &options,
     return createStringError("no output folder given (--out)");
   // One trainer a folder, from before the checks below to the end (a second
   // one is refused before it spends time compiling).
-  if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
-    return createStringError("cannot create '" + options.outDir +
-                             "': " + ec.message());
   RunFolderLock lock;
-  std::string locked = lock.acquire(options.outDir);
-  if (!locked.empty())
-    return createStringError(locked);
-  // What a killed trainer left of a checkpoint write.
-  std::string recovered =
-      recoverCheckpointFolder(options.outDir + "/checkpoint");
-  if (!recovered.empty())
-    return createStringError(recovered);
+  std::string opened = openRunFolder(options.outDir, lock);
+  if (!opened.empty())
+    return createStringError(opened);
   if (!options.resume &&
       llvm::sys::fs::exists(options.outDir + "/metrics.jsonl"))
     return createStringError(

@@ -10,6 +10,7 @@
 #include "Words.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -236,9 +237,11 @@ bool PlanParser::parseRecord(const std::vector<std::string_view> &words,
       return false;
   } else if (kind == "const") {
     step.kind = HostStep::Kind::Const;
+    // A scalar: at most the 8 bytes of `bits` (a larger count made the
+    // writer pad the hex to it, fuzz/regressions/host-plan).
     if (n != 4 || !parseCount(words[1], step.id) ||
-        !parseCount(words[2], step.bytes) ||
-        !parseInteger(words[3], step.bits, 16))
+        !parseCount(words[2], step.bytes) || step.bytes < 1 ||
+        step.bytes > 8 || !parseInteger(words[3], step.bits, 16))
       return false;
   } else if (kind == "global") {
     step.kind = HostStep::Kind::Global;
@@ -402,10 +405,16 @@ std::string mlir::mxfp4::checkHostLifetimes(const HostFunction &function) {
 
 mlir::mxfp4::HostMemory
 mlir::mxfp4::measureHostMemory(const HostFunction &function) {
+  // Sizes come from a file: sums saturate rather than overflow.
+  auto add = [](int64_t a, int64_t b) {
+    return b > std::numeric_limits<int64_t>::max() - a
+               ? std::numeric_limits<int64_t>::max()
+               : a + b;
+  };
   HostMemory memory;
   for (const HostValue &argument : function.arguments)
     if (argument.buffer)
-      memory.arguments += argument.bytes;
+      memory.arguments = add(memory.arguments, argument.bytes);
   std::map<int64_t, int64_t> live; // allocation or global -> bytes
   std::map<int64_t, int64_t> root; // a view -> what it views
   int64_t held = 0;
@@ -416,7 +425,7 @@ mlir::mxfp4::measureHostMemory(const HostFunction &function) {
     } else if (step.kind == HostStep::Kind::Alloc ||
         step.kind == HostStep::Kind::Global) {
       live[step.id] = step.bytes;
-      held += step.bytes;
+      held = add(held, step.bytes);
       memory.peakTemporaries = std::max(memory.peakTemporaries, held);
     } else if (step.kind == HostStep::Kind::Free) {
       auto viewed = root.find(step.id);

@@ -7,8 +7,11 @@
 
 #include "mxfp4/Formats/RunLock.h"
 
+#include "mxfp4/Formats/Checkpoint.h"
+
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
@@ -78,4 +81,16 @@ std::string RunFolderLock::acquire(const std::string &dir) {
   (void)dir;
   return ""; // no advisory locks here: nothing is checked
 #endif
+}
+
+std::string mlir::mxfp4::openRunFolder(const std::string &dir,
+                                       RunFolderLock &lock) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return "cannot create '" + dir + "': " + ec.message();
+  std::string error = lock.acquire(dir);
+  if (error.empty())
+    error = recoverCheckpointFolder(dir + "/checkpoint");
+  return error;
 }

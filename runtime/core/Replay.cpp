@@ -67,7 +67,7 @@ static std::vector<char> generate(const std::string &spec, const Record &r) {
     std::fill(out, out + count, kind == "ones" ? 1.0f : 0.0f);
     return bytes;
   }
-  double std = number(value);
+  double deviation = number(value);
   // Box-Muller over a fixed stream: 65,536 normal values, then each
   // element one of them, by a hash of its index and the argument.
   std::vector<float> table(1 << 16);
@@ -75,8 +75,8 @@ static std::vector<char> generate(const std::string &spec, const Record &r) {
     double u = (mix(2 * i + 1) >> 11) * 0x1.0p-53;
     double v = (mix(2 * i + 2) >> 11) * 0x1.0p-53;
     double radius = std::sqrt(-2.0 * std::log(1.0 - u));
-    table[i] = float(std * radius * std::cos(2 * M_PI * v));
-    table[i + 1] = float(std * radius * std::sin(2 * M_PI * v));
+    table[i] = float(deviation * radius * std::cos(2 * M_PI * v));
+    table[i + 1] = float(deviation * radius * std::sin(2 * M_PI * v));
   }
   uint64_t salt = mix(r.index + 1);
   for (size_t i = 0; i < count; ++i)

@@ -220,19 +220,11 @@ JsonRecord Trainer::describeRun() const {
 
 void Trainer::loop() {
   std::string metricsPath = options.outDir + "/metrics.jsonl";
-  std::error_code ec;
-  fs::create_directories(options.outDir, ec);
-  if (ec)
-    fail("cannot create '" + options.outDir + "': " + ec.message());
   // One trainer a folder, for the whole loop: the checks below are made
   // under the lock.
-  std::string locked = lock.acquire(options.outDir);
-  if (!locked.empty())
-    fail(locked);
-  // What a killed trainer left of a checkpoint write.
-  std::string recovered = recoverCheckpointFolder(checkpointDir());
-  if (!recovered.empty())
-    fail(recovered);
+  std::string opened = openRunFolder(options.outDir, lock);
+  if (!opened.empty())
+    fail(opened);
   if (!options.resume && fs::exists(metricsPath))
     fail("'" + options.outDir +
          "' already holds a run (metrics.jsonl); "

@@ -54,6 +54,12 @@ private:
   int fd = -1;
 };
 
+/// What every trainer does first with its run folder `dir`: creates it,
+/// takes `lock` on it, and puts back what a killed checkpoint writer left in
+/// `dir/checkpoint` (recoverCheckpointFolder, mxfp4/Formats/Checkpoint.h).
+/// Returns what went wrong, or an empty string.
+std::string openRunFolder(const std::string &dir, RunFolderLock &lock);
+
 } // namespace mlir::mxfp4
 
 #endif // MXFP4_FORMATS_RUNLOCK_H
