@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (the readers of lib/Formats under
 # AddressSanitizer and UndefinedBehaviorSanitizer) in build-fuzz/ and runs
-# them and the compiler's (build/bin/mxfp4-ir-fuzzer: recipes, parsing,
-# verification, printing and passes), each: first every input of fuzz/regressions/<target>/ (earlier findings,
-# which must pass forever), then SECONDS (default 20) of fuzzing from a
-# corpus seeded from the tests (fuzz/seeds.py). A crash, a sanitizer report,
+# them and the compiler's (build/bin/mxfp4-{ir,data}-fuzzer), each: first
+# every input of fuzz/regressions/<target>/ (earlier findings, which must
+# pass forever), then SECONDS (default 20) of fuzzing from a corpus seeded
+# from the tests (fuzz/seeds.py). With MXFP4_FUZZ_RUNS=fixed (the test
+# command's setting) each target runs a fixed number of inputs from seed 1
+# instead, so that a commit's result does not depend on how far a time
+# limit got; fuzz for time to look for new findings. A crash, a sanitizer report,
 # a hang or a broken invariant fails the target; its input is kept in
 # build-fuzz/findings/<target>/. Prints "PASS: fuzz-<target> ..." or
 # "FAIL: ..." per target and ends with "fuzz targets: N of M passed".
@@ -35,15 +38,23 @@ for t in "${targets[@]}"; do
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
     "$exe" "$regressions"/* > "$log.regressions" 2>&1 || ok=0
   fi
+  limit=(-max_total_time="$seconds")
+  if [ "${MXFP4_FUZZ_RUNS:-}" = fixed ]; then
+    case "$t" in
+      npy) runs=2000000 ;; safetensors) runs=800000 ;; json|metrics|training-run) runs=400000 ;;
+      host-plan) runs=300000 ;; ir) runs=3000 ;; *) runs=100000 ;;
+    esac
+    limit=(-runs="$runs" -max_total_time=120)
+  fi
   if [ $ok -eq 1 ]; then
     # -timeout: an input taking 10 s is a hang; the corpus grows in place.
-    "$exe" "$build/corpus/$t" -max_total_time="$seconds" -seed=1 -timeout=10 \
+    "$exe" "$build/corpus/$t" "${limit[@]}" -seed=1 -timeout=10 \
       -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$findings/" \
       -print_final_stats=1 > "$log" 2>&1 || ok=0
   fi
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" 2>/dev/null | grep -o '[0-9]*$')
+  executed=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" 2>/dev/null | grep -o '[0-9]*$')
   if [ $ok -eq 1 ]; then
-    echo "PASS: fuzz-$t (${runs:-0} inputs in ${seconds} s, corpus $(ls "$build/corpus/$t" | wc -l))"
+    echo "PASS: fuzz-$t (${executed:-0} inputs, corpus $(ls "$build/corpus/$t" | wc -l))"
     passed=$((passed + 1))
   else
     echo "FAIL: fuzz-$t (log: $log; inputs kept in $findings)"
