@@ -46,8 +46,6 @@ public:
   /// another --out".
   std::string acquire(const std::string &dir);
 
-  bool held() const { return fd >= 0; }
-
 private:
   void release();
 
