@@ -56,11 +56,18 @@ for m, n, k in [(32768, 512, 512), (32768, 1408, 512), (32768, 512, 1408),
 
 # The high-precision GEMMs of the step (linalg.matmul on bf16 tensor cores,
 # f32 results) in its three layouts: Fprop (A[M, K], B[N, K]), Dgrad
-# (B[K, N]) and Wgrad (A[K, M], B[K, N]), on the pilot's FFN shapes.
+# (B[K, N]) and Wgrad (A[K, M], B[K, N]): the pilot's FFN shapes, 8192^3,
+# llama3.2-1b's FFN Fprop, and the LM head's three GEMMs (8192 tokens,
+# vocabulary 128,256) at llama3.2-1b (dim 2048) and llama3.2-3b (dim 3072).
 MM_MAPS = {"nt": ("(m, k)", "(n, k)"), "nn": ("(m, k)", "(k, n)"),
            "tn": ("(k, m)", "(k, n)")}
-for layout, m, n, k in [("nt", 32768, 1408, 512), ("nn", 32768, 512, 1408),
-                        ("tn", 1408, 512, 32768), ("nt", 8192, 8192, 8192)]:
+MM_SHAPES = [("nt", 32768, 1408, 512), ("nn", 32768, 512, 1408),
+             ("tn", 1408, 512, 32768), ("nt", 8192, 8192, 8192),
+             ("nt", 8192, 8192, 2048)]
+for dim in (2048, 3072):
+    MM_SHAPES += [("nt", 8192, 128256, dim), ("nn", 8192, dim, 128256),
+                  ("tn", 128256, dim, 8192)]
+for layout, m, n, k in MM_SHAPES:
     shape = {"m": m, "n": n, "k": k}
     dims = [[shape[d] for d in x.strip("()").split(", ")] for x in MM_MAPS[layout]]
     a, b = (f"tensor<{d[0]}x{d[1]}xbf16>" for d in dims)
