@@ -9,6 +9,8 @@
 
 #include "mxfp4/InitAll.h"
 
+#include "mlir/IR/Verifier.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -104,6 +106,21 @@ llvm::Expected<std::string> mlir::mxfp4::runPipeline(llvm::StringRef source,
         if (failed(pm.run(*parsed.module)))
           return makeError("pipeline '" + pipeline + "' failed on '" + name +
                                "'",
+                           parsed.diagnostics);
+        return print(*parsed.module, /*generic=*/false);
+      });
+}
+
+llvm::Expected<std::string>
+mlir::mxfp4::addTrainStepToSource(llvm::StringRef source,
+                                  const TrainStepOptions &options,
+                                  llvm::StringRef name) {
+  return withModule(
+      source, name, [&](ParsedModule &parsed) -> llvm::Expected<std::string> {
+        if (llvm::Error error = addTrainStep(*parsed.module, options))
+          return std::move(error);
+        if (failed(verify(*parsed.module)))
+          return makeError("the train step of '" + name + "' does not verify",
                            parsed.diagnostics);
         return print(*parsed.module, /*generic=*/false);
       });

@@ -713,3 +713,67 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   }
   return writeFileAtomically(path(kTrainingRunEvalFile), evalTokens);
 }
+
+llvm::Error mxfp4::writeTrainingRunFolder(llvm::StringRef dir,
+                                          const TrainingRunManifest &manifest,
+                                          llvm::ArrayRef<HostArray> params,
+                                          llvm::ArrayRef<int32_t> batches,
+                                          llvm::ArrayRef<int32_t> evalBatches) {
+  auto fail = [&](const llvm::Twine &what) {
+    return createStringError("training run '" + dir + "': " + what);
+  };
+  if (manifest.steps < 1 || manifest.batch < 1 || manifest.window < 2)
+    return fail(llvm::formatv("want at least one step, a batch of one and a "
+                              "window of two tokens, got {0}, {1} and {2}",
+                              manifest.steps, manifest.batch,
+                              manifest.window));
+  if (manifest.params.size() != params.size())
+    return fail(llvm::formatv("{0} parameters named, {1} given",
+                              manifest.params.size(), params.size()));
+  for (auto [i, array] : llvm::enumerate(params)) {
+    const TrainingRunParameter &p = manifest.params[i];
+    if (array.dtype != DType::Float32 ||
+        llvm::ArrayRef<int64_t>(array.shape) != llvm::ArrayRef(p.shape))
+      return fail("parameter '" + p.name + "' is not an f32 array of its "
+                  "declared shape");
+  }
+  size_t batchTokens = manifest.batch * manifest.window;
+  if (batches.size() != manifest.steps * batchTokens ||
+      evalBatches.size() != manifest.evalBatches * batchTokens)
+    return fail(llvm::formatv("{0} training and {1} held-out tokens do not "
+                              "make {2} and {3} batches of {4} x {5}",
+                              batches.size(), evalBatches.size(),
+                              manifest.steps, manifest.evalBatches,
+                              manifest.batch, manifest.window));
+  for (int32_t t : llvm::concat<const int32_t>(batches, evalBatches))
+    if (t < 0 || (manifest.tokenBytes == 1 && t > 255))
+      return fail(llvm::formatv("token id {0} is outside the {1}", t,
+                                manifest.tokenBytes == 1 ? "bytes 0..255"
+                                                         : "non-negative ids"));
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create it: " + ec.message());
+  auto path = [&](const std::string &file) { return (dir + "/" + file).str(); };
+  for (auto [i, array] : llvm::enumerate(params))
+    if (llvm::Error error =
+            writeNpyFile(array, path(getTrainingRunParameterFile(i))))
+      return error;
+  auto bytesOf = [&](llvm::ArrayRef<int32_t> tokens) {
+    std::string out;
+    for (int32_t t : tokens) {
+      if (manifest.tokenBytes == 1)
+        out.push_back(static_cast<char>(t));
+      else
+        out.append(reinterpret_cast<const char *>(&t), 4);
+    }
+    return out;
+  };
+  if (llvm::Error error =
+          writeFileAtomically(path(kTrainingRunBatchesFile), bytesOf(batches)))
+    return error;
+  if (llvm::Error error = writeFileAtomically(path(kTrainingRunEvalFile),
+                                              bytesOf(evalBatches)))
+    return error;
+  // The manifest last: a folder without it is not a run.
+  return writeFileAtomically(path(kTrainingRunManifestFile),
+                             formatTrainingRunManifest(manifest));
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp4/Models/LlamaStep.h"
+#include "mxfp4/Models/Optimizer.h"
 
 #include "LlamaGraph.h"
 
@@ -244,124 +245,31 @@ SmallVector<Value> StepBuilder::backward(ArrayRef<Value> w,
   return grads;
 }
 
+/// The optimizer fields of `c`.
+static AdamWConfig getAdamWConfig(const LlamaConfig &c) {
+  AdamWConfig adamw;
+  adamw.lr = c.lr;
+  adamw.minLrRatio = c.minLrRatio;
+  adamw.warmupSteps = c.warmupSteps;
+  adamw.totalSteps = c.totalSteps;
+  adamw.beta1 = c.beta1;
+  adamw.beta2 = c.beta2;
+  adamw.eps = c.adamEps;
+  adamw.weightDecay = c.weightDecay;
+  adamw.clipNorm = c.clipNorm;
+  return adamw;
+}
+
 SmallVector<Value> StepBuilder::trainStep(ArrayRef<Value> w, ArrayRef<Value> m,
                                           ArrayRef<Value> v, Value tokens,
                                           Value step) {
-  const LlamaConfig &c = g.config;
-  OpBuilder &b = tb.b;
-  Location loc = tb.loc;
   SmallVector<Value> grads;
   Value loss = lossAndGrads(w, tokens, grads);
-
-  // Global gradient norm and the clip coefficient, in f32 as
-  // torch.nn.utils.clip_grad_norm_ computes them.
-  Value sumSquares = tb.f32(0.0);
-  for (Value grad : grads)
-    sumSquares = arith::AddFOp::create(b, loc, sumSquares,
-                                       scalarOf(tb.sumAll(grad, true)));
-  Value norm = math::SqrtOp::create(b, loc, sumSquares);
-  Value coef = arith::DivFOp::create(
-      b, loc, tb.f32(c.clipNorm),
-      arith::AddFOp::create(b, loc, norm, tb.f32(1e-6)));
-  Value clip = arith::MinimumFOp::create(b, loc, coef, tb.f32(1.0));
-
-  // The schedule and bias corrections in f64, as PyTorch's Python scalars.
-  Value t = arith::SIToFPOp::create(b, loc, b.getF64Type(), step);
-  Value lr = tb.f64(c.lr), minLr = tb.f64(c.lr * c.minLrRatio);
-  Value warmup = tb.f64(static_cast<double>(std::max<int64_t>(c.warmupSteps, 1)));
-  Value one = tb.f64(1.0);
-  Value warm = arith::DivFOp::create(
-      b, loc,
-      arith::MulFOp::create(b, loc, lr, arith::AddFOp::create(b, loc, t, one)),
-      warmup);
-  double decaySteps =
-      static_cast<double>(std::max<int64_t>(c.totalSteps - c.warmupSteps, 1));
-  Value progress = arith::DivFOp::create(
-      b, loc, arith::SubFOp::create(b, loc, t, tb.f64(c.warmupSteps)),
-      tb.f64(decaySteps));
-  progress = arith::MinimumFOp::create(
-      b, loc, arith::MaximumFOp::create(b, loc, progress, tb.f64(0.0)), one);
-  Value cosine = math::CosOp::create(
-      b, loc, arith::MulFOp::create(b, loc, tb.f64(M_PI), progress));
-  Value decayed = arith::AddFOp::create(
-      b, loc, minLr,
-      arith::MulFOp::create(
-          b, loc,
-          arith::MulFOp::create(b, loc, tb.f64(0.5),
-                                arith::SubFOp::create(b, loc, lr, minLr)),
-          arith::AddFOp::create(b, loc, one, cosine)));
-  Value inWarmup = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t,
-                                         tb.f64(c.warmupSteps));
-  Value lrT = arith::SelectOp::create(b, loc, inWarmup, warm, decayed);
-  Value t1 = arith::AddFOp::create(b, loc, t, one);
-  auto biasCorrection = [&](double beta) -> Value {
-    return arith::SubFOp::create(
-        b, loc, one, math::PowFOp::create(b, loc, tb.f64(beta), t1));
-  };
-  auto toF32 = [&](Value x) -> Value {
-    return arith::TruncFOp::create(b, loc, b.getF32Type(), x);
-  };
-  Value stepSize =
-      toF32(arith::NegFOp::create(
-          b, loc, arith::DivFOp::create(b, loc, lrT, biasCorrection(c.beta1))));
-  Value bc2Sqrt = toF32(math::SqrtOp::create(b, loc, biasCorrection(c.beta2)));
-  Value decay = toF32(arith::SubFOp::create(
-      b, loc, one,
-      arith::MulFOp::create(b, loc, lrT, tb.f64(c.weightDecay))));
-  Value beta1 = tb.f32(c.beta1), beta2 = tb.f32(c.beta2),
-        rest1 = tb.f32(1.0 - c.beta1), rest2 = tb.f32(1.0 - c.beta2),
-        eps = tb.f32(c.adamEps), noDecay = tb.f32(1.0);
-
-  SmallVector<Value> newW, newM, newV;
-  for (auto [i, param] : llvm::enumerate(params)) {
-    SmallVector<int64_t> shape(shapeOf(w[i]));
-    AffineMap id = tb.identity(shape.size());
-    Type type = w[i].getType();
-    Value factor = param.isMatrix ? decay : noDecay;
-    // One pass over the parameter: the gradient in, the weight and both
-    // moments read and overwritten through the outputs. Their destinations
-    // are the arguments, so where the caller's buffers are writable (the
-    // GPU targets' host plans) one-shot bufferization updates them in place
-    // and the step holds no second set of weights and moments; the CPU
-    // pipeline keeps its arguments read-only and copies first.
-    // PyTorch 1.13 _single_tensor_adamw, in its operation order.
-    auto update = linalg::GenericOp::create(
-        b, loc, TypeRange{type, type, type}, ValueRange{grads[i]},
-        ValueRange{w[i], m[i], v[i]}, SmallVector<AffineMap>(4, id),
-        SmallVector<utils::IteratorType>(shape.size(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange s) {
-          // s: the gradient, then the weight, m and v before the update.
-          Value grad = arith::MulFOp::create(nb, l, s[0], clip);
-          Value p = arith::MulFOp::create(nb, l, s[1], factor);
-          Value m1 = arith::AddFOp::create(
-              nb, l, arith::MulFOp::create(nb, l, s[2], beta1),
-              arith::MulFOp::create(nb, l, rest1, grad));
-          Value v1 = arith::AddFOp::create(
-              nb, l, arith::MulFOp::create(nb, l, s[3], beta2),
-              arith::MulFOp::create(
-                  nb, l, arith::MulFOp::create(nb, l, rest2, grad), grad));
-          Value denom = arith::AddFOp::create(
-              nb, l,
-              arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, v1),
-                                    bc2Sqrt),
-              eps);
-          Value p1 = arith::AddFOp::create(
-              nb, l, p,
-              arith::MulFOp::create(nb, l, stepSize,
-                                    arith::DivFOp::create(nb, l, m1, denom)));
-          linalg::YieldOp::create(nb, l, ValueRange{p1, m1, v1});
-        });
-    newW.push_back(update.getResult(0));
-    newM.push_back(update.getResult(1));
-    newV.push_back(update.getResult(2));
-  }
-  SmallVector<Value> results = {scalarTensor(scalarOf(loss)),
-                                scalarTensor(norm), scalarTensor(toF32(lrT))};
-  llvm::append_range(results, newW);
-  llvm::append_range(results, newM);
-  llvm::append_range(results, newV);
-  return results;
+  SmallVector<bool> decay;
+  for (const LlamaParameter &param : params)
+    decay.push_back(param.isMatrix);
+  return buildAdamWStep(tb.b, tb.loc, getAdamWConfig(g.config), loss, grads,
+                        w, m, v, decay, step);
 }
 
 OwningOpRef<ModuleOp>

@@ -8,14 +8,17 @@ import functools
 
 import numpy as np
 
-from ._mxfp4 import (CpuModule, Mxfp4Error, compile_gfx950,
-                     host_has_avx512_bf16, layer_study, llama_config,
-                     llama_step_source, parse, run_pipeline, study, train)
+from ._mxfp4 import (CpuModule, Mxfp4Error, add_train_step, compile_artifact,
+                     compile_gfx950, host_has_avx512_bf16, layer_study,
+                     llama_config, llama_step_source, parse, read_safetensors,
+                     run_pipeline, study, train, write_training_run)
 
 __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
            "quantize", "dequantize", "hadamard", "scaled_matmul",
            "compile_training_step", "parse", "run_pipeline", "llama_config",
-           "llama_step_source", "train", "study", "compile_gfx950"]
+           "llama_step_source", "train", "study", "compile_gfx950",
+           "add_train_step", "compile_artifact", "write_training_run",
+           "read_safetensors"]
 
 
 def __getattr__(name):

@@ -13,10 +13,13 @@
 
 #include "Bindings.h"
 
+#include "mxfp4/API/Artifact.h"
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/CpuRunner.h"
 #include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LayerStudy.h"
+#include "mxfp4/API/Trainer.h"
+#include "mxfp4/Runtime/Safetensors.h"
 #include "mxfp4/Pipelines/Pipelines.h"
 
 #include <pybind11/numpy.h>
@@ -194,6 +197,157 @@ PYBIND11_MODULE(_mxfp4, m) {
       "Compiles a module for gfx950 (MI350X/MI355X): returns a dict with the "
       "code object (HSACO bytes), the assembly, the kernel IR (host plan and "
       "kernels) and the kernel report as JSON text");
+  m.def(
+      "add_train_step",
+      [](const std::string &source, const py::dict &optimizer,
+         const std::string &from, const py::object &noDecay,
+         const std::vector<unsigned> &integerData, const std::string &name) {
+        TrainStepOptions options;
+        options.from = from;
+        AdamWConfig &c = options.adamw;
+        for (auto [key, value] : optimizer) {
+          std::string k = py::cast<std::string>(key);
+          if (k == "warmup_steps" || k == "total_steps") {
+            (k == "warmup_steps" ? c.warmupSteps : c.totalSteps) =
+                py::cast<int64_t>(value);
+            continue;
+          }
+          double *field = k == "lr"             ? &c.lr
+                          : k == "min_lr_ratio" ? &c.minLrRatio
+                          : k == "beta1"        ? &c.beta1
+                          : k == "beta2"        ? &c.beta2
+                          : k == "eps"          ? &c.eps
+                          : k == "weight_decay" ? &c.weightDecay
+                          : k == "clip_norm"    ? &c.clipNorm
+                                                : nullptr;
+          if (!field)
+            throw Mxfp4Error("optimizer: unknown key '" + k +
+                             "' (lr, min_lr_ratio, warmup_steps, total_steps, "
+                             "beta1, beta2, eps, weight_decay, clip_norm)");
+          *field = py::cast<double>(value);
+        }
+        if (!noDecay.is_none()) {
+          options.noDecay = py::cast<std::vector<std::string>>(noDecay);
+          options.noDecayGiven = true;
+        }
+        options.integerData = integerData;
+        return unwrap(addTrainStepToSource(source, options, name));
+      },
+      py::arg("source"), py::arg("optimizer") = py::dict(),
+      py::arg("from_function") = "loss_and_grads",
+      py::arg("no_decay") = py::none(),
+      py::arg("integer_data") = std::vector<unsigned>(),
+      py::arg("name") = "<source>",
+      "Adds @train_step (AdamW with global-norm clipping, linear warm-up and "
+      "cosine decay, in PyTorch 1.13's order) built from a loss-and-gradients "
+      "function; `optimizer` overrides lr, min_lr_ratio, warmup_steps, "
+      "total_steps, beta1, beta2, eps, weight_decay, clip_norm; `no_decay` "
+      "names the parameters without weight decay (default: those of rank 1); "
+      "`integer_data` the data arguments @train_step takes as int32");
+  m.def(
+      "compile_artifact",
+      [](const std::string &source, const std::string &target,
+         const std::string &outDir, const std::string &recipe,
+         const std::string &gemmPrecision, const std::string &name) {
+        ArtifactOrigin origin;
+        origin.target = target;
+        origin.recipe = recipe;
+        origin.gemmPrecision = gemmPrecision;
+        origin.program = name;
+        py::gil_scoped_release release;
+        if (llvm::Error error = compileArtifact(source, name, origin, outDir))
+          unwrap(llvm::Expected<int>(std::move(error)));
+      },
+      py::arg("source"), py::arg("target"), py::arg("out_dir"),
+      py::arg("recipe") = "", py::arg("gemm_precision") = "bf16",
+      py::arg("name") = "<source>",
+      "Compiles a module for a GPU (target 'sm_90a' or 'gfx950') into the "
+      "folder its runtime runs from, as `mxfp4-run compile --out-dir` does");
+  m.def(
+      "write_training_run",
+      [](const std::string &outDir, const std::vector<std::string> &names,
+         const std::vector<py::array> &params, const py::array &batches,
+         const py::object &evalBatches, int64_t evalEvery, uint64_t seed,
+         const std::string &model) {
+        TrainingRunManifest manifest;
+        std::vector<HostArray> arrays;
+        if (names.size() != params.size())
+          throw Mxfp4Error("write_training_run: " +
+                           std::to_string(names.size()) + " names for " +
+                           std::to_string(params.size()) + " parameters");
+        for (size_t i = 0; i < params.size(); ++i) {
+          arrays.push_back(toHostArray(
+              py::array_t<float, py::array::c_style | py::array::forcecast>(
+                  params[i]),
+              i));
+          TrainingRunParameter param;
+          param.name = names[i];
+          param.shape.assign(arrays.back().shape.begin(),
+                             arrays.back().shape.end());
+          manifest.params.push_back(std::move(param));
+        }
+        auto tokensOf = [](const py::array &a, int64_t &count,
+                           const char *what) {
+          if (a.ndim() != 3)
+            throw Mxfp4Error(std::string("write_training_run: ") + what +
+                             " must be [count, batch, window], got " +
+                             std::to_string(a.ndim()) + " dimensions");
+          if (!py::isinstance<py::array_t<int32_t>>(a) &&
+              !py::isinstance<py::array_t<int64_t>>(a))
+            throw Mxfp4Error(std::string("write_training_run: ") + what +
+                             " must be an int32 or int64 array");
+          auto ints = py::array_t<int64_t, py::array::c_style |
+                                               py::array::forcecast>(a);
+          count = a.shape(0);
+          std::vector<int32_t> out;
+          for (py::ssize_t i = 0; i < ints.size(); ++i) {
+            int64_t t = ints.data()[i];
+            if (t < 0 || t > INT32_MAX)
+              throw Mxfp4Error(std::string("write_training_run: ") + what +
+                               " hold token id " + std::to_string(t) +
+                               ", outside int32's non-negative range");
+            out.push_back(static_cast<int32_t>(t));
+          }
+          return out;
+        };
+        std::vector<int32_t> train = tokensOf(batches, manifest.steps,
+                                              "batches");
+        manifest.batch = batches.shape(1);
+        manifest.window = batches.shape(2);
+        std::vector<int32_t> eval;
+        if (!evalBatches.is_none()) {
+          py::array e = py::array::ensure(evalBatches);
+          eval = tokensOf(e, manifest.evalBatches, "eval_batches");
+          if (e.shape(1) != manifest.batch || e.shape(2) != manifest.window)
+            throw Mxfp4Error("write_training_run: eval_batches must have the "
+                             "batches' batch and window");
+        }
+        manifest.evalEvery = evalEvery;
+        manifest.tokenBytes = 4;
+        manifest.seed = seed;
+        manifest.model = model;
+        if (llvm::Error error = writeTrainingRunFolder(outDir, manifest, arrays,
+                                                       train, eval))
+          unwrap(llvm::Expected<int>(std::move(error)));
+      },
+      py::arg("out_dir"), py::arg("names"), py::arg("params"),
+      py::arg("batches"), py::arg("eval_batches") = py::none(),
+      py::arg("eval_every") = 0, py::arg("seed") = 0, py::arg("model") = "",
+      "Writes the run folder a GPU runtime trains from (run.txt, "
+      "param<i>.npy, batches.bin, eval.bin): the parameters in the compiled "
+      "step's order and token batches [steps, batch, window]");
+  m.def(
+      "read_safetensors",
+      [](const std::string &path) {
+        std::vector<NamedArray> tensors = unwrap(readSafetensors(path));
+        py::dict out;
+        for (NamedArray &t : tensors)
+          out[py::str(t.name)] = toNumpy(std::move(t.array));
+        return out;
+      },
+      py::arg("path"),
+      "The tensors of a .safetensors file (a checkpoint's model.safetensors), "
+      "by name, as NumPy arrays");
   m.def("host_has_avx512_bf16", &hostHasAvx512BF16,
         "True if this CPU has AVX512_BF16 (the fast scaled_matmul kernel)");
 

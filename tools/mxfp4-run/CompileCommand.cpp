@@ -16,22 +16,19 @@
 
 #include "Commands.h"
 
+#include "mxfp4/API/Artifact.h"
 #include "mxfp4/API/Compiler.h"
 #include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/Gfx950StepModel.h"
-#include "mxfp4/API/HostLibrary.h"
 #include "mxfp4/API/LlamaModel.h"
 #include "mxfp4/API/Sm90a.h"
 #include "mxfp4/Runtime/AtomicFile.h"
-#include "mxfp4/Train/Commit.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -129,36 +126,17 @@ static llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents) {
   return writeFileAtomically(path, contents);
 }
 
-/// Writes `files` (name, contents) into --out-dir, if given.
-static llvm::Error
-writeOutDir(llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> files) {
-  if (compileOutDir.empty())
-    return llvm::Error::success();
-  if (std::error_code ec = llvm::sys::fs::create_directories(compileOutDir))
-    return llvm::createStringError("cannot create '" + compileOutDir +
-                                   "': " + ec.message());
-  for (auto [file, contents] : files) {
-    llvm::SmallString<256> path(compileOutDir);
-    llvm::sys::path::append(path, file);
-    if (llvm::Error error = writeOutput(path, contents))
-      return error;
-  }
-  return llvm::Error::success();
-}
-
-/// compiled.json: what produced the files of --out-dir (the compiler's
-/// commit, the target, the recipe and the program), which the runtimes copy
-/// into every run's metrics.
-static std::string describeCompilation(llvm::StringRef target) {
-  llvm::json::Object o{{"commit", getBuildCommit()},
-                       {"target", target},
-                       {"recipe", compileRecipe.getValue()}};
+/// What produced the files of --out-dir (compiled.json).
+static ArtifactOrigin origin(llvm::StringRef target) {
+  ArtifactOrigin o;
+  o.target = target.str();
+  o.recipe = compileRecipe;
   if (compileFile.empty())
-    o["model"] = compilePreset.getValue();
+    o.model = compilePreset;
   else
-    o["program"] = compileFile.getValue();
-  o["gemm_precision"] = compileGemmPrecision.getValue();
-  return llvm::formatv("{0:2}\n", llvm::json::Value(std::move(o))).str();
+    o.program = compileFile;
+  o.gemmPrecision = compileGemmPrecision;
+  return o;
 }
 
 static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name,
@@ -178,30 +156,10 @@ static int runGfx950Compile(llvm::StringRef source, llvm::StringRef name,
       mlir::mxfp4::compileForGfx950(source, name, options);
   if (!artifact)
     return fail(artifact.takeError());
-  llvm::StringRef object(
-      reinterpret_cast<const char *>(artifact->codeObject.data()),
-      artifact->codeObject.size());
-  // The host plan runtime/hip runs (mxfp4-hip-run): it must be one, and
-  // touch no buffer after freeing it.
-  if (!compileOutDir.empty()) {
-    if (!artifact->planError.empty())
-      return fail(llvm::createStringError(
-          "gfx950: the host functions are not a host plan: " +
-          artifact->planError));
-    for (const HostFunction &function : artifact->plan)
-      if (std::string problem = checkHostLifetimes(function);
-          !problem.empty())
-        return fail(llvm::createStringError("gfx950: host function '" +
-                                            function.name + "': " + problem));
-  }
-  if (llvm::Error error = writeOutDir({{"kernels.hsaco", object},
-                                       {"kernels.s", artifact->assembly},
-                                       {"kernels.mlir", artifact->kernelIR},
-                                       {"plan.txt",
-                                        formatHostPlan(artifact->plan)},
-                                       {"compiled.json",
-                                        describeCompilation("gfx950")}}))
-    return fail(std::move(error));
+  if (!compileOutDir.empty())
+    if (llvm::Error error =
+            writeGfx950Artifact(*artifact, origin("gfx950"), compileOutDir))
+      return fail(std::move(error));
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->assembly))
       return fail(std::move(error));
@@ -258,24 +216,10 @@ static int runSm90aCompile(llvm::StringRef source, llvm::StringRef name) {
       compileGemmPrecision);
   if (!artifact)
     return fail(artifact.takeError());
-  llvm::StringRef cubin(reinterpret_cast<const char *>(artifact->cubin.data()),
-                        artifact->cubin.size());
-  if (llvm::Error error = writeOutDir({{"kernels.cubin", cubin},
-                                       {"kernels.ptx", artifact->ptx},
-                                       {"kernels.mlir", artifact->kernelIR},
-                                       {"plan.txt", artifact->plan},
-                                       {"compiled.json",
-                                        describeCompilation("sm_90a")}}))
-    return fail(std::move(error));
-  // Last: without a linker the plan-based artifact above is still complete.
-  if (!compileOutDir.empty()) {
-    llvm::SmallString<256> library(compileOutDir);
-    llvm::sys::path::append(library, "host.so");
-    if (llvm::Error error = linkHostLibrary(artifact->hostObject, library))
-      return fail(
-          llvm::createStringError(llvm::toString(std::move(error)) +
-                                  " (kernels.cubin and plan.txt are written)"));
-  }
+  if (!compileOutDir.empty())
+    if (llvm::Error error =
+            writeSm90aArtifact(*artifact, origin("sm_90a"), compileOutDir))
+      return fail(std::move(error));
   if (!compileAssembly.empty())
     if (llvm::Error error = writeOutput(compileAssembly, artifact->ptx))
       return fail(std::move(error));

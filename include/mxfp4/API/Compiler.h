@@ -14,6 +14,8 @@
 #ifndef MXFP4_API_COMPILER_H
 #define MXFP4_API_COMPILER_H
 
+#include "mxfp4/Models/Optimizer.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -33,6 +35,12 @@ llvm::Expected<std::string> parseAndPrint(llvm::StringRef source,
 llvm::Expected<std::string> runPipeline(llvm::StringRef source,
                                         llvm::StringRef pipeline,
                                         llvm::StringRef name = "<source>");
+
+/// `source` with `@train_step` added from its loss-and-gradients function
+/// (addTrainStep, Optimizer.h), printed.
+llvm::Expected<std::string>
+addTrainStepToSource(llvm::StringRef source, const TrainStepOptions &options,
+                     llvm::StringRef name = "<source>");
 
 } // namespace mlir::mxfp4
 

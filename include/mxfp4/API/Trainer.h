@@ -21,7 +21,9 @@
 #ifndef MXFP4_API_TRAINER_H
 #define MXFP4_API_TRAINER_H
 
+#include "mxfp4/Formats/TrainingRun.h"
 #include "mxfp4/Models/LlamaConfig.h"
+#include "mxfp4/Runtime/HostArray.h"
 
 #include "llvm/Support/Error.h"
 
@@ -162,6 +164,18 @@ std::vector<std::vector<float>> initLlamaParameters(const LlamaConfig &config,
 /// vocabularies of at most 256 ids, else little-endian int32), and
 /// config.json and mxfp4_config.json for the runtime's checkpoints.
 llvm::Error exportTrainingRun(const TrainOptions &options, llvm::StringRef dir);
+
+/// Writes a run folder for given weights and batches (a frontend's model):
+/// run.txt from `manifest` (its params name `params` in order), param<i>.npy
+/// for every parameter, batches.bin (manifest.steps batches of
+/// manifest.batch x manifest.window int32 tokens) and eval.bin
+/// (manifest.evalBatches batches); the tokens are written as bytes when
+/// manifest.tokenBytes is 1. Checks that every size agrees first.
+llvm::Error writeTrainingRunFolder(llvm::StringRef dir,
+                                   const TrainingRunManifest &manifest,
+                                   llvm::ArrayRef<HostArray> params,
+                                   llvm::ArrayRef<int32_t> batches,
+                                   llvm::ArrayRef<int32_t> evalBatches);
 
 } // namespace mlir::mxfp4
 

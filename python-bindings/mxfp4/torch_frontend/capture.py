@@ -1,7 +1,12 @@
 """Tracing and the training step: `compile_training_step` traces the joint
-forward and backward graph of a module's training step with make_fx,
-imports it (importer.py) and compiles it with mxfp4.CpuModule;
-`TrainingStep` runs it with the module's current parameters."""
+forward and backward graph of a module's training step with make_fx and
+imports it (importer.py). For the CPU it compiles it with mxfp4.CpuModule,
+and `TrainingStep` runs it with the module's current parameters; for a GPU
+it adds the optimizer (@train_step) and writes the runtime's folder, and
+`GpuTrainingStep` exports the module's weights and token batches as a run
+folder and loads a run's checkpoint back into the module."""
+
+import os
 
 import re
 
@@ -11,7 +16,8 @@ from torch.fx.experimental import proxy_tensor
 from torch.nn.utils import stateless
 import torch._decomp
 
-from .._mxfp4 import CpuModule, Mxfp4Error
+from .._mxfp4 import (CpuModule, Mxfp4Error, add_train_step,
+                      compile_artifact, read_safetensors, write_training_run)
 from .importer import CARRIED, import_graph
 from .ops import DECOMPOSE
 
@@ -99,23 +105,114 @@ class TrainingStep:
         return loss, grads
 
 
+class GpuTrainingStep:
+    """A training step compiled for a GPU into `out_dir`: @loss_and_grads
+    and @train_step(params, exp_avg, exp_avg_sq, data..., step), AdamW
+    inside. `.export_run(run_dir, batches)` writes the run folder that
+    `mxfp4-cuda-run train` (sm_90a) or `mxfp4-hip-run train` (gfx950)
+    trains from, with the module's current weights; `.load_checkpoint(path)`
+    loads a run's checkpoint (its folder or model.safetensors) into the
+    module."""
+
+    def __init__(self, module, mlir, parameter_names, input_shapes, target,
+                 out_dir):
+        self.module = module
+        self.mlir = mlir
+        self.parameter_names = list(parameter_names)
+        self.input_shapes = input_shapes
+        self.target = target
+        self.out_dir = out_dir
+
+    def export_run(self, run_dir, batches, seed=0, model=""):
+        """Writes the run folder: the parameters' current values and
+        `batches`, integer token windows [steps, batch, window] of the
+        traced shape [batch, window]."""
+        batches = torch.as_tensor(batches)
+        if len(self.input_shapes) != 1 or batches.dim() != 3 or \
+                tuple(batches.shape[1:]) != self.input_shapes[0]:
+            raise Mxfp4Error(
+                "export_run: the runtimes train a step of one token input "
+                f"[batch, window]; this step takes {self.input_shapes} and "
+                f"the batches are {tuple(batches.shape)}")
+        if batches.is_floating_point():
+            raise Mxfp4Error("export_run: batches must hold integer token ids")
+        state = dict(self.module.named_parameters())
+        params = [np.ascontiguousarray(
+            state[n].detach().cpu().to(torch.float32).numpy())
+            for n in self.parameter_names]
+        write_training_run(run_dir, self.parameter_names, params,
+                           batches.cpu().numpy(), seed=int(seed),
+                           model=model or type(self.module).__name__)
+
+    def load_checkpoint(self, path):
+        """Loads the trained parameters of a checkpoint into the module;
+        every parameter of the step must be there."""
+        if os.path.isdir(path):
+            path = os.path.join(path, "model.safetensors")
+        tensors = read_safetensors(path)
+        missing = [n for n in self.parameter_names if n not in tensors]
+        if missing:
+            raise Mxfp4Error(f"load_checkpoint: '{path}' has no "
+                             f"{', '.join(missing)}")
+        state = dict(self.module.named_parameters())
+        with torch.no_grad():
+            for n in self.parameter_names:
+                value = torch.from_numpy(np.array(tensors[n]))
+                if tuple(value.shape) != tuple(state[n].shape):
+                    raise Mxfp4Error(
+                        f"load_checkpoint: '{n}' is {tuple(value.shape)} in "
+                        f"'{path}', {tuple(state[n].shape)} in the module")
+                state[n].copy_(value.to(state[n].dtype))
+
+
+TARGETS = ("cpu", "sm_90a", "gfx950")
+
+
 def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
-                          func_name="train_step", input_grads=()):
+                          func_name=None, input_grads=(), target="cpu",
+                          out_dir=None, optimizer=None, no_decay=None,
+                          gemm_precision="bf16"):
     """Traces the training step `loss_fn(module(*inputs[:-1]), inputs[-1])`
-    (the last example input is the target) and its gradients with respect
-    to the module's parameters, imports it and compiles it under `recipe`
-    (lazily, on the first `.step`). Returns a
-    TrainingStep whose `.step(*inputs)` runs the compiled joint graph with
-    the module's current parameters. `input_grads` lists indices of inputs
-    whose gradients are also returned (as "input<i>"); without them the
-    first layer's Dgrad is dead code and is not traced."""
+    (the last example input is the target; with one example input x, a
+    causal LM's, `loss_fn(module(x), x)`) and its gradients with respect to
+    the module's parameters, and imports it.
+
+    target="cpu": compiles it under `recipe` (lazily, on the first `.step`)
+    and returns a TrainingStep whose `.step(*inputs)` runs the joint graph
+    with the module's current parameters. `input_grads` lists indices of
+    inputs whose gradients are also returned (as "input<i>"); without them
+    the first layer's Dgrad is dead code and is not traced.
+
+    target="sm_90a" or "gfx950": adds the optimizer as @train_step (AdamW
+    with global-norm clipping and a warm-up + cosine schedule; `optimizer`
+    overrides lr, min_lr_ratio, warmup_steps, total_steps, beta1, beta2,
+    eps, weight_decay, clip_norm; `no_decay` names the parameters without
+    weight decay, default those of rank 1), compiles it under `recipe` with
+    `gemm_precision` ("bf16" tensor cores or "f32") into `out_dir`, as
+    `mxfp4-run compile --out-dir` does, and returns a GpuTrainingStep.
+    Buffers and frozen parameters become constants of the step; integer
+    inputs (token ids) are int32 arguments of @train_step."""
+    if target not in TARGETS:
+        raise Mxfp4Error(f"target '{target}' is not one of {', '.join(TARGETS)}")
+    gpu = target != "cpu"
+    if gpu and not out_dir:
+        raise Mxfp4Error(f"target '{target}' needs out_dir, the folder its "
+                         "runtime runs from")
+    if gpu and input_grads:
+        raise Mxfp4Error("input_grads: a GPU training step returns no "
+                         "input gradients")
+    if func_name is None:
+        func_name = "loss_and_grads" if gpu else "train_step"
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
     names = [n for n, _ in named]
-    # Frozen parameters and buffers are arguments too, without gradients.
+    # Frozen parameters and buffers are arguments too, without gradients
+    # (on a GPU target, constants of the step).
     frozen = [n for n, p in module.named_parameters() if not p.requires_grad]
     buffers = [n for n, _ in module.named_buffers()]
+    if gpu:
+        frozen, buffers = [], []
     state = dict(module.named_parameters())
     state.update(module.named_buffers())
     params = [_traced(state[n]) for n in names + frozen + buffers]
@@ -126,6 +223,9 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
 
     def call_loss(ps, ins):
         mapping = dict(zip(names + frozen + buffers, ps))
+        if len(ins) == 1:
+            out = stateless.functional_call(module, mapping, (ins[0],))
+            return loss_fn(out, ins[0])
         out = stateless.functional_call(module, mapping, tuple(ins[:-1]))
         return loss_fn(out, ins[-1])
 
@@ -159,6 +259,17 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     arg_attrs = [f' {{mxfp4.parameter = "{n}"}}' for n in names + frozen] + \
         [""] * (len(buffers) + len(inputs))
     text, _ = import_graph(gm, arg_names, arg_attrs, func_name)
+    if gpu:
+        integer = [i for i, x in enumerate(inputs) if x.dtype in CARRIED]
+        text = add_train_step(text, dict(optimizer or {}), func_name,
+                              no_decay, integer,
+                              name=f"<torch_frontend: {type(module).__name__}>")
+        compile_artifact(text, target, out_dir, recipe=recipe,
+                         gemm_precision=gemm_precision,
+                         name=f"<torch_frontend: {type(module).__name__}>")
+        return GpuTrainingStep(module, text, names,
+                               [tuple(x.shape) for x in inputs], target,
+                               out_dir)
     return TrainingStep(module, text, names + frozen + buffers, grad_names,
                         [tuple(x.shape) for x in inputs], recipe, func_name,
                         gm)
