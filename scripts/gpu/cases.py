@@ -54,7 +54,9 @@ out, tool = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(90)
 T = harness.tensor_type
 manifest = []
-GROUPS = {"quantize", "gemm", "contraction", "step", "attention", "train", "sr"}
+# `frontend` is prepared by frontend_cases.py (prepare.sh).
+GROUPS = {"quantize", "gemm", "contraction", "step", "attention", "train", "sr",
+          "frontend"}
 groups = set(os.environ.get("CASES", ",".join(GROUPS)).split(","))
 if not groups <= GROUPS:
     sys.exit(f"cases.py: unknown CASES group(s) {sorted(groups - GROUPS)}; "

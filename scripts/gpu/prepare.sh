@@ -13,4 +13,9 @@ out=gpu-check
 rm -rf "$out" && mkdir -p "$out"
 /usr/bin/python3 scripts/gpu/cases.py "$out" build/bin/mxfp4-run
 /usr/bin/python3 scripts/gpu/bench_cases.py "$out/bench" build/bin/mxfp4-run
+# The PyTorch frontend's Llama (group `frontend`).
+case ",${CASES:-frontend}," in
+  *,frontend,*) PYTHONPATH=build/python_packages /usr/bin/python3 \
+                  scripts/gpu/frontend_cases.py "$out/frontend" ;;
+esac
 echo "now run 'bash scripts/gpu/run.sh' (checks) and 'bash scripts/gpu/bench.sh' (benchmarks) on the GPU machine"

@@ -1,0 +1,62 @@
+"""Prepares the frontend's GPU check (scripts/gpu/prepare.sh with CASES
+including `frontend`): a small Hugging Face-style Llama
+(test/python/Inputs/hf_llama.py) traced by the PyTorch frontend as a causal
+LM and compiled for sm_90a with the optimizer in the step, under the `bf16`
+recipe and under `fp4-all-dht16` (bf16 tensor-core GEMMs elsewhere), and
+one run folder for both: the module's initial weights and token batches of
+a small English-like corpus (test/Tools/mxfp4-run/Inputs/make_corpus.py).
+scripts/gpu/frontend_check.py trains both on the GPU and compares their
+loss curves with PyTorch's own training of the same module.
+
+Usage: frontend_cases.py OUT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+import torch
+
+import mxfp4
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
+from hf_llama import LlamaForCausalLM, causal_lm_loss  # noqa: E402
+
+out = sys.argv[1]
+MODEL = dict(vocab_size=256, hidden_size=256, intermediate_size=704,
+             num_hidden_layers=4, num_attention_heads=8,
+             num_key_value_heads=4)
+STEPS, BATCH, WINDOW = 300, 8, 256
+OPTIMIZER = dict(lr=3e-3, min_lr_ratio=0.1, warmup_steps=30,
+                 total_steps=STEPS, beta1=0.9, beta2=0.95, eps=1e-8,
+                 weight_decay=0.1, clip_norm=1.0)
+
+os.makedirs(out, exist_ok=True)
+corpus = os.path.join(out, "corpus.txt")
+subprocess.run([sys.executable, os.path.join(
+    ROOT, "test", "Tools", "mxfp4-run", "Inputs", "make_corpus.py"), corpus,
+    "20000"], check=True)
+data = torch.tensor(list(open(corpus, "rb").read()), dtype=torch.int64)
+generator = torch.Generator().manual_seed(1)
+starts = torch.randint(0, len(data) - WINDOW, (STEPS, BATCH),
+                       generator=generator)
+batches = torch.stack([torch.stack([data[s:s + WINDOW] for s in row])
+                       for row in starts])
+os.remove(corpus)
+
+torch.manual_seed(0)
+model = LlamaForCausalLM(**MODEL)
+for recipe in ("bf16", "fp4-all-dht16"):
+    step = mxfp4.compile_training_step(
+        model, (batches[0],), causal_lm_loss, recipe=recipe, target="sm_90a",
+        out_dir=os.path.join(out, recipe), optimizer=OPTIMIZER)
+    for unused in ("kernels.mlir", "kernels.ptx", "host.so"):
+        os.remove(os.path.join(out, recipe, unused))
+step.export_run(os.path.join(out, "run"), batches, seed=0,
+                model="hf_llama-" + "x".join(str(v) for v in MODEL.values()))
+json.dump({"model": MODEL, "optimizer": OPTIMIZER, "steps": STEPS},
+          open(os.path.join(out, "config.json"), "w"), indent=2)
+print(f"frontend: {sum(p.numel() for p in model.parameters())} parameters, "
+      f"{STEPS} steps of {BATCH} x {WINDOW} tokens, recipes bf16 and "
+      "fp4-all-dht16")
