@@ -245,80 +245,100 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
                                 d));
   }
 
-  // @train_step(w, m, v, data..., step).
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(from);
   Location loc = from.getLoc();
-  SmallVector<Type> argTypes;
-  for (int copy = 0; copy < 3; ++copy)
+  // A function `name` taking `copies` sets of the parameters, the data
+  // (integer data as i32) and the step, whose body is @from's followed by
+  // `finish(entry, map, returned)`, which builds the returned values.
+  using Finish = llvm::function_ref<SmallVector<Value>(
+      Block *, IRMapping &, func::ReturnOp)>;
+  auto define = [&](StringRef name, unsigned copies,
+                    ArrayRef<Type> resultTypes, Finish finish) {
+    SmallVector<Type> argTypes;
+    for (unsigned copy = 0; copy < copies; ++copy)
+      for (unsigned i = 0; i < params; ++i)
+        argTypes.push_back(type.getInput(i));
+    for (unsigned d = 0; d < data; ++d) {
+      Type t = type.getInput(params + d);
+      if (llvm::is_contained(options.integerData, d))
+        t = cast<RankedTensorType>(t).clone(IntegerType::get(ctx, 32));
+      argTypes.push_back(t);
+    }
+    argTypes.push_back(b.getI64Type());
+    auto func = func::FuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, resultTypes));
     for (unsigned i = 0; i < params; ++i)
-      argTypes.push_back(type.getInput(i));
-  for (unsigned d = 0; d < data; ++d) {
-    Type t = type.getInput(params + d);
-    if (llvm::is_contained(options.integerData, d))
-      t = cast<RankedTensorType>(t).clone(IntegerType::get(ctx, 32));
-    argTypes.push_back(t);
-  }
-  argTypes.push_back(b.getI64Type());
+      func.setArgAttr(i, kParameterAttrName,
+                      from.getArgAttr(i, kParameterAttrName));
+    for (unsigned d = 0; d < data; ++d)
+      if (DictionaryAttr attrs = from.getArgAttrDict(params + d))
+        func.setArgAttrs(copies * params + d, attrs);
+    func.setArgAttr(argTypes.size() - 1, kStepAttrName, b.getUnitAttr());
+    Block *entry = func.addEntryBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    // The body of @from on (w, data, step), integer data widened first.
+    IRMapping map;
+    Block &source = from.getBody().front();
+    for (unsigned i = 0; i < params; ++i)
+      map.map(source.getArgument(i), entry->getArgument(i));
+    for (unsigned d = 0; d < data; ++d) {
+      Value arg = entry->getArgument(copies * params + d);
+      if (llvm::is_contained(options.integerData, d)) {
+        auto t = cast<RankedTensorType>(type.getInput(params + d));
+        Value init = tensor::EmptyOp::create(b, loc, t.getShape(),
+                                             t.getElementType());
+        AffineMap id = b.getMultiDimIdentityMap(t.getRank());
+        arg = linalg::GenericOp::create(
+                  b, loc, TypeRange{t}, ValueRange{arg}, ValueRange{init},
+                  SmallVector<AffineMap>(2, id),
+                  SmallVector<utils::IteratorType>(
+                      t.getRank(), utils::IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l, ValueRange s) {
+                    linalg::YieldOp::create(
+                        nb, l,
+                        ValueRange{arith::SIToFPOp::create(
+                            nb, l, nb.getF32Type(), s[0])});
+                  })
+                  .getResult(0);
+      }
+      map.map(source.getArgument(params + d), arg);
+    }
+    map.map(source.getArgument(inputs - 1), entry->getArguments().back());
+    for (Operation &op : source.without_terminator())
+      b.clone(op, map);
+    func::ReturnOp::create(
+        b, loc,
+        finish(entry, map, cast<func::ReturnOp>(source.getTerminator())));
+  };
+
+  // @loss(w, data..., step) -> loss: the forward of @from, for held-out
+  // batches (canonicalization drops the unused backward).
+  if (!module.lookupSymbol("loss"))
+    define("loss", 1, {scalarF32},
+           [&](Block *, IRMapping &map, func::ReturnOp ret) {
+             return SmallVector<Value>{map.lookup(ret.getOperand(0))};
+           });
+  // @train_step(w, m, v, data..., step).
   SmallVector<Type> resultTypes = {scalarF32, scalarF32, scalarF32};
   for (int copy = 0; copy < 3; ++copy)
     for (unsigned i = 0; i < params; ++i)
       resultTypes.push_back(type.getInput(i));
-  auto step = func::FuncOp::create(b, loc, "train_step",
-                                   b.getFunctionType(argTypes, resultTypes));
-  for (unsigned i = 0; i < params; ++i)
-    step.setArgAttr(i, kParameterAttrName,
-                    from.getArgAttr(i, kParameterAttrName));
-  for (unsigned d = 0; d < data; ++d)
-    if (DictionaryAttr attrs = from.getArgAttrDict(params + d))
-      step.setArgAttrs(3 * params + d, attrs);
-  step.setArgAttr(argTypes.size() - 1, kStepAttrName, b.getUnitAttr());
-  Block *entry = step.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-
-  // The body of @from on (w, data, step), integer data widened first.
-  IRMapping map;
-  Block &source = from.getBody().front();
-  for (unsigned i = 0; i < params; ++i)
-    map.map(source.getArgument(i), entry->getArgument(i));
-  for (unsigned d = 0; d < data; ++d) {
-    Value arg = entry->getArgument(3 * params + d);
-    if (llvm::is_contained(options.integerData, d)) {
-      auto t = cast<RankedTensorType>(type.getInput(params + d));
-      Value init = tensor::EmptyOp::create(b, loc, t.getShape(),
-                                           t.getElementType());
-      AffineMap id = b.getMultiDimIdentityMap(t.getRank());
-      arg = linalg::GenericOp::create(
-                b, loc, TypeRange{t}, ValueRange{arg}, ValueRange{init},
-                SmallVector<AffineMap>(2, id),
-                SmallVector<utils::IteratorType>(
-                    t.getRank(), utils::IteratorType::parallel),
-                [&](OpBuilder &nb, Location l, ValueRange s) {
-                  linalg::YieldOp::create(
-                      nb, l,
-                      ValueRange{arith::SIToFPOp::create(
-                          nb, l, nb.getF32Type(), s[0])});
-                })
-                .getResult(0);
-    }
-    map.map(source.getArgument(params + d), arg);
-  }
-  Value stepArg = entry->getArguments().back();
-  map.map(source.getArgument(inputs - 1), stepArg);
-  for (Operation &op : source.without_terminator())
-    b.clone(op, map);
-  auto ret = cast<func::ReturnOp>(source.getTerminator());
-  SmallVector<Value> grads;
-  for (unsigned i = 0; i < params; ++i)
-    grads.push_back(map.lookup(ret.getOperand(i + 1)));
-  auto slice = [&](unsigned copy) {
-    return SmallVector<Value>(entry->getArguments().slice(copy * params,
-                                                          params));
-  };
-  SmallVector<Value> results =
-      buildAdamWStep(b, loc, options.adamw, map.lookup(ret.getOperand(0)),
-                     grads, slice(0), slice(1), slice(2), decay, stepArg);
-  func::ReturnOp::create(b, loc, results);
+  define("train_step", 3, resultTypes,
+         [&](Block *entry, IRMapping &map, func::ReturnOp ret) {
+           SmallVector<Value> grads;
+           for (unsigned i = 0; i < params; ++i)
+             grads.push_back(map.lookup(ret.getOperand(i + 1)));
+           auto slice = [&](unsigned copy) {
+             return SmallVector<Value>(
+                 entry->getArguments().slice(copy * params, params));
+           };
+           return buildAdamWStep(b, loc, options.adamw,
+                                 map.lookup(ret.getOperand(0)), grads,
+                                 slice(0), slice(1), slice(2), decay,
+                                 entry->getArguments().back());
+         });
   return llvm::Error::success();
 }

@@ -1,12 +1,12 @@
 # The PyTorch frontend for a GPU: a small Hugging Face-style Llama traced as
 # a causal LM (one token input [batch, window]), compiled for gfx950 with
-# the optimizer in the step (`target="gfx950"`), its weights and batches
-# exported as a run folder, trained by mxfp4-hip-run on the gfx950 emulator,
+# the optimizer in the step (`target="gfx950"`), its weights, batches and
+# a held-out batch exported as a run folder, trained by mxfp4-hip-run on the gfx950 emulator,
 # and the checkpoint loaded back into the module. PyTorch trains a copy of
 # the same module on the same batches (AdamW in two parameter groups,
 # clip_grad_norm_, the same warm-up and cosine schedule): with the
-# high-precision GEMMs in f32 (the CPU's numerics) the loss curves and the
-# trained weights agree to f32 rounding (1e-5 relative is the bound). Then
+# high-precision GEMMs in f32 (the CPU's numerics) the loss curves, the
+# held-out losses (@loss) and the trained weights agree to f32 rounding (1e-5 relative is the bound). Then
 # the errors a user meets.
 # REQUIRES: python-bindings
 # REQUIRES: torch
@@ -37,6 +37,7 @@ model = LlamaForCausalLM(vocab_size=256, hidden_size=64,
 reference = copy.deepcopy(model)
 STEPS, BATCH, WINDOW = 6, 2, 33
 batches = torch.randint(0, 256, (STEPS, BATCH, WINDOW))
+held_out = torch.randint(0, 256, (1, BATCH, WINDOW))
 OPT = dict(lr=3e-3, min_lr_ratio=0.1, warmup_steps=2, total_steps=STEPS,
            beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1, clip_norm=1.0)
 
@@ -52,13 +53,16 @@ if phase == "compile":
     # COMPILE-NEXT: train_step arguments: 65
     print("train_step arguments:",
           plan.split("function train_step ")[1].split()[0])
-    step.export_run(f"{out}/run", batches)
+    step.export_run(f"{out}/run", batches, eval_batches=held_out,
+                    eval_every=3)
     # COMPILE-NEXT: run: batches.bin eval.bin param0.npy {{.*}} param20.npy {{.*}} run.txt
     print("run:", " ".join(sorted(os.listdir(f"{out}/run"))))
     sys.exit(0)
 
 # TRAIN: step 1: loss
+# TRAIN: step 3: eval loss
 # TRAIN: step 6: loss
+# TRAIN: step 6: eval loss
 # TRAIN: checkpoint: {{.*}}gpu/checkpoint
 
 # PyTorch's own training of the same module on the same batches.
@@ -79,7 +83,7 @@ def lr_at(t):
     return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
 
 
-torch_losses = []
+torch_losses, torch_evals = [], []
 for t in range(STEPS):
     for group in adamw.param_groups:
         group["lr"] = lr_at(t)
@@ -89,12 +93,21 @@ for t in range(STEPS):
     torch.nn.utils.clip_grad_norm_(reference.parameters(), OPT["clip_norm"])
     adamw.step()
     torch_losses.append(float(loss))
-ours = [r["loss"] for r in map(json.loads, open(f"{out}/gpu/metrics.jsonl"))
-        if "loss" in r]
+    if t + 1 in (3, 6):
+        with torch.no_grad():
+            torch_evals.append(float(causal_lm_loss(reference(held_out[0]),
+                                                    held_out[0])))
+records = list(map(json.loads, open(f"{out}/gpu/metrics.jsonl")))
+ours = [r["loss"] for r in records if "loss" in r]
+evals = [r["eval_loss"] for r in records if "eval_loss" in r]
 worst = max(abs(a - b) / abs(b) for a, b in zip(ours, torch_losses))
 # CHECK: losses: 6 steps, within 1e-5 of PyTorch's: True
 print(f"losses: {len(ours)} steps, within 1e-5 of PyTorch's: "
       f"{len(ours) == STEPS and worst < 1e-5}")
+worst = max(abs(a - b) / abs(b) for a, b in zip(evals, torch_evals))
+# CHECK-NEXT: held-out losses (@loss): 2, within 1e-5 of PyTorch's: True
+print(f"held-out losses (@loss): {len(evals)}, within 1e-5 of PyTorch's: "
+      f"{len(evals) == 2 and worst < 1e-5}")
 
 step.load_checkpoint(f"{out}/gpu/checkpoint")
 trained = dict(reference.named_parameters())

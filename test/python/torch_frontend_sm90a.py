@@ -39,7 +39,7 @@ step = mxfp4.compile_training_step(
 # CHECK: compiled: compiled.json host.so kernels.cubin kernels.mlir kernels.ptx plan.txt
 print("compiled:", " ".join(sorted(os.listdir(f"{out}/c"))))
 plan = open(f"{out}/c/plan.txt").read()
-# CHECK-NEXT: functions: loss_and_grads train_step
+# CHECK-NEXT: functions: loss_and_grads loss train_step
 print("functions:", " ".join(line.split()[1] for line in plan.splitlines()
                              if line.startswith("function ")))
 # CHECK-NEXT: train_step arguments: 65

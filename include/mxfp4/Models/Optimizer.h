@@ -73,8 +73,9 @@ struct TrainStepOptions {
 /// Adds `@train_step(params, exp_avg, exp_avg_sq, data..., step)` to
 /// `module`, returning (loss, grad_norm, lr, params', exp_avg',
 /// exp_avg_sq'): the body of `options.from` followed by the optimizer, the
-/// signature the runtimes' training loop calls. An error says what in
-/// `from` does not fit.
+/// signature the runtimes' training loop calls; and, unless the module has
+/// one, `@loss(params, data..., step)` returning the loss alone (held-out
+/// evaluation). An error says what in `from` does not fit.
 llvm::Error addTrainStep(ModuleOp module, const TrainStepOptions &options);
 
 } // namespace mlir::mxfp4

@@ -106,9 +106,9 @@ class TrainingStep:
 
 
 class GpuTrainingStep:
-    """A training step compiled for a GPU into `out_dir`: @loss_and_grads
-    and @train_step(params, exp_avg, exp_avg_sq, data..., step), AdamW
-    inside. `.export_run(run_dir, batches)` writes the run folder that
+    """A training step compiled for a GPU into `out_dir`: @loss_and_grads,
+    @loss (held-out evaluation) and @train_step(params, exp_avg, exp_avg_sq,
+    data..., step), AdamW inside. `.export_run(run_dir, batches)` writes the run folder that
     `mxfp4-cuda-run train` (sm_90a) or `mxfp4-hip-run train` (gfx950)
     trains from, with the module's current weights; `.load_checkpoint(path)`
     loads a run's checkpoint (its folder or model.safetensors) into the
@@ -123,10 +123,13 @@ class GpuTrainingStep:
         self.target = target
         self.out_dir = out_dir
 
-    def export_run(self, run_dir, batches, seed=0, model=""):
+    def export_run(self, run_dir, batches, eval_batches=None, eval_every=0,
+                   seed=0, model=""):
         """Writes the run folder: the parameters' current values and
         `batches`, integer token windows [steps, batch, window] of the
-        traced shape [batch, window]."""
+        traced shape [batch, window]; with `eval_batches` (the same form),
+        the runtime evaluates @loss on all of them every `eval_every` steps
+        (0: at the end)."""
         batches = torch.as_tensor(batches)
         if len(self.input_shapes) != 1 or batches.dim() != 3 or \
                 tuple(batches.shape[1:]) != self.input_shapes[0]:
@@ -136,12 +139,15 @@ class GpuTrainingStep:
                 f"the batches are {tuple(batches.shape)}")
         if batches.is_floating_point():
             raise Mxfp4Error("export_run: batches must hold integer token ids")
+        if eval_batches is not None:
+            eval_batches = torch.as_tensor(eval_batches).cpu().numpy()
         state = dict(self.module.named_parameters())
         params = [np.ascontiguousarray(
             state[n].detach().cpu().to(torch.float32).numpy())
             for n in self.parameter_names]
         write_training_run(run_dir, self.parameter_names, params,
-                           batches.cpu().numpy(), seed=int(seed),
+                           batches.cpu().numpy(), eval_batches=eval_batches,
+                           eval_every=int(eval_every), seed=int(seed),
                            model=model or type(self.module).__name__)
 
     def load_checkpoint(self, path):
