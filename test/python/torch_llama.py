@@ -212,15 +212,16 @@ print(f"# mask variants: worst error {err:.2e}")
 print("mask variants: match torch", err <= 1e-4)
 
 
-# (4) An op outside the table still names itself and the source line: HF
-# computes position ids of padded batches with cumsum.
+# (4) An op outside the table still names itself and the source line:
+# position ids from a padded mask (HF's cumsum) import now, a cumulative
+# product does not.
 class PaddedPositions(nn.Module):
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(256, 32)
 
     def forward(self, ids, attention_mask):
-        position_ids = attention_mask.long().cumsum(-1) - 1
+        position_ids = attention_mask.long().cumprod(-1) - 1
         return self.embed(ids) * position_ids.unsqueeze(-1)
 
 
@@ -230,5 +231,5 @@ try:
         F.mse_loss)
     print("unsupported: no error")
 except mxfp4.Mxfp4Error as error:
-    # CHECK: unsupported: torch frontend: unsupported aten op 'aten.cumsum.default' at {{.*}}torch_llama.py:[[# @LINE - 10]] (in forward)
+    # CHECK: unsupported: torch frontend: unsupported aten op 'aten.cumprod.default' at {{.*}}torch_llama.py:[[# @LINE - 10]] (in forward)
     print("unsupported:", str(error).split(": no lowering")[0])

@@ -260,7 +260,7 @@ class Sorted(torch.nn.Module):
         self.fc = torch.nn.Linear(64, 32)
 
     def forward(self, x):
-        return torch.cumsum(self.fc(x), dim=1)  # the unsupported line
+        return torch.cumprod(self.fc(x), dim=1)  # the unsupported line
 
 
 try:
@@ -268,7 +268,7 @@ try:
     print("unsupported: no error")
 except mxfp4.Mxfp4Error as error:
     message = str(error)
-    # CHECK: unsupported: torch frontend: unsupported aten op 'aten.cumsum.default' at {{.*}}torch_mlp.py:[[# @LINE - 8]] (in forward)
+    # CHECK: unsupported: torch frontend: unsupported aten op 'aten.cumprod.default' at {{.*}}torch_mlp.py:[[# @LINE - 8]] (in forward)
     print("unsupported:", message.split(": no lowering")[0])
     print("is a ValueError:", isinstance(error, ValueError))
 # CHECK: is a ValueError: True

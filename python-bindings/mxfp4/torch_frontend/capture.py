@@ -174,6 +174,22 @@ class GpuTrainingStep:
 TARGETS = ("cpu", "sm_90a", "gfx950")
 
 
+def _aliases(module):
+    """{other name: name in named_parameters()} of the parameters that
+    several modules share (a tied LM head and embedding)."""
+    first, aliases = {}, {}
+    for prefix, sub in module.named_modules():
+        for name, p in sub._parameters.items():
+            if p is None:
+                continue
+            full = f"{prefix}.{name}" if prefix else name
+            if id(p) in first and first[id(p)] != full:
+                aliases[full] = first[id(p)]
+            else:
+                first.setdefault(id(p), full)
+    return aliases
+
+
 def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
                           func_name=None, input_grads=(), target="cpu",
                           out_dir=None, optimizer=None, no_decay=None,
@@ -227,8 +243,12 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     input_grads = tuple(int(i) for i in input_grads)
     grad_names = names + [f"input{i}" for i in input_grads]
 
-    def call_loss(ps, ins):
+    aliases = _aliases(module)
+
+    def call_loss(ps, ins, untied=None):
         mapping = dict(zip(names + frozen + buffers, ps))
+        for alias, target in aliases.items():
+            mapping[alias] = (untied or {}).get(alias, mapping.get(target))
         if len(ins) == 1:
             out = stateless.functional_call(module, mapping, (ins[0],))
             return loss_fn(out, ins[0])
@@ -240,8 +260,23 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
         ins = list(args[np_:])
         wrt = [p.requires_grad_() for p in ps[:len(names)]] + \
             [ins[i].requires_grad_() for i in input_grads]
-        loss = call_loss(ps, ins)
-        return (loss, *torch.autograd.grad(loss, wrt))
+        # A tied parameter's other names read a separate leaf, whose
+        # gradient is added to the parameter's explicitly: the 1.13 trace
+        # loses the autograd engine's own accumulation of the two.
+        untied = {alias: ps[names.index(target)].detach().requires_grad_()
+                  for alias, target in aliases.items() if target in names}
+        loss = call_loss(ps, ins, untied)
+        grads = list(torch.autograd.grad(loss, wrt + list(untied.values()),
+                                         allow_unused=True))
+        for k, (alias, leaf) in enumerate(untied.items()):
+            extra = grads[len(wrt) + k]
+            i = names.index(aliases[alias])
+            if extra is not None:
+                grads[i] = extra if grads[i] is None else grads[i] + extra
+        for i, g in enumerate(grads[:len(wrt)]):
+            if g is None:
+                grads[i] = torch.zeros_like(wrt[i])
+        return (loss, *grads[:len(wrt)])
 
     tracer_cls = proxy_tensor.PythonKeyTracer
     old = tracer_cls.__dict__.get("record_stack_traces")
