@@ -80,8 +80,8 @@ llvm::Error mxfp4::writeGfx950Artifact(const Gfx950Artifact &artifact,
         artifact.planError);
   for (const HostFunction &function : artifact.plan)
     if (std::string problem = checkHostLifetimes(function); !problem.empty())
-      return llvm::createStringError("gfx950: host function '" +
-                                     function.name + "': " + problem);
+      return llvm::createStringError("gfx950: host function '" + function.name +
+                                     "': " + problem);
   llvm::StringRef object(
       reinterpret_cast<const char *>(artifact.codeObject.data()),
       artifact.codeObject.size());

@@ -725,8 +725,7 @@ llvm::Error mxfp4::writeTrainingRunFolder(llvm::StringRef dir,
   if (manifest.steps < 1 || manifest.batch < 1 || manifest.window < 2)
     return fail(llvm::formatv("want at least one step, a batch of one and a "
                               "window of two tokens, got {0}, {1} and {2}",
-                              manifest.steps, manifest.batch,
-                              manifest.window));
+                              manifest.steps, manifest.batch, manifest.window));
   if (manifest.params.size() != params.size())
     return fail(llvm::formatv("{0} parameters named, {1} given",
                               manifest.params.size(), params.size()));
@@ -734,7 +733,8 @@ llvm::Error mxfp4::writeTrainingRunFolder(llvm::StringRef dir,
     const TrainingRunParameter &p = manifest.params[i];
     if (array.dtype != DType::Float32 ||
         llvm::ArrayRef<int64_t>(array.shape) != llvm::ArrayRef(p.shape))
-      return fail("parameter '" + p.name + "' is not an f32 array of its "
+      return fail("parameter '" + p.name +
+                  "' is not an f32 array of its "
                   "declared shape");
   }
   size_t batchTokens = manifest.batch * manifest.window;
@@ -770,8 +770,8 @@ llvm::Error mxfp4::writeTrainingRunFolder(llvm::StringRef dir,
   if (llvm::Error error =
           writeFileAtomically(path(kTrainingRunBatchesFile), bytesOf(batches)))
     return error;
-  if (llvm::Error error = writeFileAtomically(path(kTrainingRunEvalFile),
-                                              bytesOf(evalBatches)))
+  if (llvm::Error error =
+          writeFileAtomically(path(kTrainingRunEvalFile), bytesOf(evalBatches)))
     return error;
   // The manifest last: a folder without it is not a run.
   return writeFileAtomically(path(kTrainingRunManifestFile),

@@ -268,8 +268,8 @@ SmallVector<Value> StepBuilder::trainStep(ArrayRef<Value> w, ArrayRef<Value> m,
   SmallVector<bool> decay;
   for (const LlamaParameter &param : params)
     decay.push_back(param.isMatrix);
-  return buildAdamWStep(tb.b, tb.loc, getAdamWConfig(g.config), loss, grads,
-                        w, m, v, decay, step);
+  return buildAdamWStep(tb.b, tb.loc, getAdamWConfig(g.config), loss, grads, w,
+                        m, v, decay, step);
 }
 
 OwningOpRef<ModuleOp>

@@ -31,22 +31,27 @@ llvm::Error AdamWConfig::verify() const {
     return llvm::createStringError("optimizer: " + what);
   };
   if (!(lr > 0) || !std::isfinite(lr))
-    return bad(llvm::formatv("lr must be positive and finite, got {0}", lr).str());
+    return bad(
+        llvm::formatv("lr must be positive and finite, got {0}", lr).str());
   if (!(minLrRatio >= 0 && minLrRatio <= 1))
-    return bad(llvm::formatv("min_lr_ratio must be in [0, 1], got {0}",
-                             minLrRatio).str());
+    return bad(
+        llvm::formatv("min_lr_ratio must be in [0, 1], got {0}", minLrRatio)
+            .str());
   if (warmupSteps < 0 || totalSteps < 1 || warmupSteps > totalSteps)
     return bad(llvm::formatv("want 0 <= warmup_steps <= total_steps and "
                              "total_steps >= 1, got {0} and {1}",
-                             warmupSteps, totalSteps).str());
+                             warmupSteps, totalSteps)
+                   .str());
   if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
-    return bad(llvm::formatv("betas must be in [0, 1), got {0} and {1}", beta1,
-                             beta2).str());
+    return bad(
+        llvm::formatv("betas must be in [0, 1), got {0} and {1}", beta1, beta2)
+            .str());
   if (!(eps > 0) || !(weightDecay >= 0) || !(clipNorm > 0) ||
       !std::isfinite(weightDecay) || !std::isfinite(clipNorm))
     return bad(llvm::formatv("want eps > 0, weight_decay >= 0 and clip_norm "
                              "> 0, got {0}, {1} and {2}",
-                             eps, weightDecay, clipNorm).str());
+                             eps, weightDecay, clipNorm)
+                   .str());
   return llvm::Error::success();
 }
 
@@ -70,12 +75,12 @@ SmallVector<Value> mxfp4::buildAdamWStep(OpBuilder &b, Location loc,
   // torch.nn.utils.clip_grad_norm_ computes them.
   Value sumSquares = tb.f32(0.0);
   for (Value grad : grads)
-    sumSquares = arith::AddFOp::create(
-        b, loc, sumSquares, scalarOf(b, loc, tb.sumAll(grad, true)));
+    sumSquares = arith::AddFOp::create(b, loc, sumSquares,
+                                       scalarOf(b, loc, tb.sumAll(grad, true)));
   Value norm = math::SqrtOp::create(b, loc, sumSquares);
-  Value coef = arith::DivFOp::create(
-      b, loc, tb.f32(c.clipNorm),
-      arith::AddFOp::create(b, loc, norm, tb.f32(1e-6)));
+  Value coef =
+      arith::DivFOp::create(b, loc, tb.f32(c.clipNorm),
+                            arith::AddFOp::create(b, loc, norm, tb.f32(1e-6)));
   Value clip = arith::MinimumFOp::create(b, loc, coef, tb.f32(1.0));
 
   // The schedule and bias corrections in f64, as PyTorch's Python scalars.
@@ -167,9 +172,9 @@ SmallVector<Value> mxfp4::buildAdamWStep(OpBuilder &b, Location loc,
     newM.push_back(update.getResult(1));
     newV.push_back(update.getResult(2));
   }
-  SmallVector<Value> results = {
-      scalarTensor(b, loc, scalarOf(b, loc, loss)),
-      scalarTensor(b, loc, norm), scalarTensor(b, loc, toF32(lrT))};
+  SmallVector<Value> results = {scalarTensor(b, loc, scalarOf(b, loc, loss)),
+                                scalarTensor(b, loc, norm),
+                                scalarTensor(b, loc, toF32(lrT))};
   llvm::append_range(results, newW);
   llvm::append_range(results, newM);
   llvm::append_range(results, newV);
@@ -210,7 +215,8 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
     return fail(llvm::formatv("it returns {0} values; want the loss and one "
                               "gradient for each of its {1} parameters",
                               type.getNumResults(), params));
-  auto scalarF32 = RankedTensorType::get({}, Float32Type::get(module.getContext()));
+  auto scalarF32 =
+      RankedTensorType::get({}, Float32Type::get(module.getContext()));
   if (type.getResult(0) != scalarF32)
     return fail("its first result (the loss) must be tensor<f32>");
   llvm::StringSet<> names, noDecay;
@@ -252,10 +258,10 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
   // A function `name` taking `copies` sets of the parameters, the data
   // (integer data as i32) and the step, whose body is @from's followed by
   // `finish(entry, map, returned)`, which builds the returned values.
-  using Finish = llvm::function_ref<SmallVector<Value>(
-      Block *, IRMapping &, func::ReturnOp)>;
-  auto define = [&](StringRef name, unsigned copies,
-                    ArrayRef<Type> resultTypes, Finish finish) {
+  using Finish = llvm::function_ref<SmallVector<Value>(Block *, IRMapping &,
+                                                       func::ReturnOp)>;
+  auto define = [&](StringRef name, unsigned copies, ArrayRef<Type> resultTypes,
+                    Finish finish) {
     SmallVector<Type> argTypes;
     for (unsigned copy = 0; copy < copies; ++copy)
       for (unsigned i = 0; i < params; ++i)
@@ -288,8 +294,8 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
       Value arg = entry->getArgument(copies * params + d);
       if (llvm::is_contained(options.integerData, d)) {
         auto t = cast<RankedTensorType>(type.getInput(params + d));
-        Value init = tensor::EmptyOp::create(b, loc, t.getShape(),
-                                             t.getElementType());
+        Value init =
+            tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
         AffineMap id = b.getMultiDimIdentityMap(t.getRank());
         arg = linalg::GenericOp::create(
                   b, loc, TypeRange{t}, ValueRange{arg}, ValueRange{init},
@@ -297,10 +303,9 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
                   SmallVector<utils::IteratorType>(
                       t.getRank(), utils::IteratorType::parallel),
                   [&](OpBuilder &nb, Location l, ValueRange s) {
-                    linalg::YieldOp::create(
-                        nb, l,
-                        ValueRange{arith::SIToFPOp::create(
-                            nb, l, nb.getF32Type(), s[0])});
+                    linalg::YieldOp::create(nb, l,
+                                            ValueRange{arith::SIToFPOp::create(
+                                                nb, l, nb.getF32Type(), s[0])});
                   })
                   .getResult(0);
       }
@@ -336,8 +341,8 @@ llvm::Error mxfp4::addTrainStep(ModuleOp module,
                  entry->getArguments().slice(copy * params, params));
            };
            return buildAdamWStep(b, loc, options.adamw,
-                                 map.lookup(ret.getOperand(0)), grads,
-                                 slice(0), slice(1), slice(2), decay,
+                                 map.lookup(ret.getOperand(0)), grads, slice(0),
+                                 slice(1), slice(2), decay,
                                  entry->getArguments().back());
          });
   return llvm::Error::success();

@@ -19,8 +19,8 @@
 #include "mxfp4/API/Gfx950.h"
 #include "mxfp4/API/LayerStudy.h"
 #include "mxfp4/API/Trainer.h"
-#include "mxfp4/Runtime/Safetensors.h"
 #include "mxfp4/Pipelines/Pipelines.h"
+#include "mxfp4/Runtime/Safetensors.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -272,9 +272,9 @@ PYBIND11_MODULE(_mxfp4, m) {
         TrainingRunManifest manifest;
         std::vector<HostArray> arrays;
         if (names.size() != params.size())
-          throw Mxfp4Error("write_training_run: " +
-                           std::to_string(names.size()) + " names for " +
-                           std::to_string(params.size()) + " parameters");
+          throw Mxfp4Error(
+              "write_training_run: " + std::to_string(names.size()) +
+              " names for " + std::to_string(params.size()) + " parameters");
         for (size_t i = 0; i < params.size(); ++i) {
           arrays.push_back(toHostArray(
               py::array_t<float, py::array::c_style | py::array::forcecast>(
@@ -296,8 +296,9 @@ PYBIND11_MODULE(_mxfp4, m) {
               !py::isinstance<py::array_t<int64_t>>(a))
             throw Mxfp4Error(std::string("write_training_run: ") + what +
                              " must be an int32 or int64 array");
-          auto ints = py::array_t<int64_t, py::array::c_style |
-                                               py::array::forcecast>(a);
+          auto ints =
+              py::array_t<int64_t, py::array::c_style | py::array::forcecast>(
+                  a);
           count = a.shape(0);
           std::vector<int32_t> out;
           for (py::ssize_t i = 0; i < ints.size(); ++i) {
@@ -310,8 +311,8 @@ PYBIND11_MODULE(_mxfp4, m) {
           }
           return out;
         };
-        std::vector<int32_t> train = tokensOf(batches, manifest.steps,
-                                              "batches");
+        std::vector<int32_t> train =
+            tokensOf(batches, manifest.steps, "batches");
         manifest.batch = batches.shape(1);
         manifest.window = batches.shape(2);
         std::vector<int32_t> eval;
@@ -326,8 +327,8 @@ PYBIND11_MODULE(_mxfp4, m) {
         manifest.tokenBytes = 4;
         manifest.seed = seed;
         manifest.model = model;
-        if (llvm::Error error = writeTrainingRunFolder(outDir, manifest, arrays,
-                                                       train, eval))
+        if (llvm::Error error =
+                writeTrainingRunFolder(outDir, manifest, arrays, train, eval))
           unwrap(llvm::Expected<int>(std::move(error)));
       },
       py::arg("out_dir"), py::arg("names"), py::arg("params"),

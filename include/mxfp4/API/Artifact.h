@@ -1,4 +1,5 @@
-//===- Artifact.h - a compiled step's folder for a GPU runtime ---*- C++ -*-===//
+//===- Artifact.h - a compiled step's folder for a GPU runtime ---*- C++
+//-*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception

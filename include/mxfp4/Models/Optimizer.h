@@ -1,4 +1,5 @@
-//===- Optimizer.h - AdamW with clipping and a schedule, as IR ---*- C++ -*-===//
+//===- Optimizer.h - AdamW with clipping and a schedule, as IR ---*- C++
+//-*-===//
 //
 // Part of the mxfp4 project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
