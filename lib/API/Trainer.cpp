@@ -688,12 +688,8 @@ llvm::Error mxfp4::exportTrainingRun(const TrainOptions &options,
   // draws them.
   std::vector<int32_t> batch(config.batchSize * window);
   auto append = [&](std::string &tokens) {
-    for (int32_t t : batch) {
-      if (bytes)
-        tokens.push_back(static_cast<char>(t));
-      else
-        tokens.append(reinterpret_cast<const char *>(&t), 4);
-    }
+    appendTrainingRunTokens(tokens, batch.data(), batch.size(),
+                            manifest.tokenBytes);
   };
   std::string tokens;
   tokens.reserve(config.totalSteps * batch.size() * (bytes ? 1 : 4));
@@ -759,12 +755,8 @@ llvm::Error mxfp4::writeTrainingRunFolder(llvm::StringRef dir,
       return error;
   auto bytesOf = [&](llvm::ArrayRef<int32_t> tokens) {
     std::string out;
-    for (int32_t t : tokens) {
-      if (manifest.tokenBytes == 1)
-        out.push_back(static_cast<char>(t));
-      else
-        out.append(reinterpret_cast<const char *>(&t), 4);
-    }
+    appendTrainingRunTokens(out, tokens.data(), tokens.size(),
+                            manifest.tokenBytes);
     return out;
   };
   if (llvm::Error error =

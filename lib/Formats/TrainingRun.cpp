@@ -152,3 +152,14 @@ mlir::mxfp4::parseTrainingRunManifest(std::string_view text,
            "token_bytes 1 or 4 and the parameters)";
   return "";
 }
+
+void mlir::mxfp4::appendTrainingRunTokens(std::string &out,
+                                          const int32_t *tokens, size_t count,
+                                          int64_t tokenBytes) {
+  for (size_t i = 0; i < count; ++i) {
+    if (tokenBytes == 1)
+      out.push_back(static_cast<char>(tokens[i]));
+    else
+      out.append(reinterpret_cast<const char *>(&tokens[i]), 4);
+  }
+}

@@ -11,7 +11,6 @@ loss); `fp4-all-dht16`'s gap is reported, not bounded.
 Usage: frontend_check.py RUNTIME CASE_DIR
 """
 import json
-import math
 import os
 import subprocess
 import sys
@@ -22,7 +21,8 @@ import torch
 runtime, case = sys.argv[1], sys.argv[2]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
-from hf_llama import LlamaForCausalLM, causal_lm_loss  # noqa: E402
+from hf_llama import (LlamaForCausalLM, causal_lm_loss,  # noqa: E402
+                      reference_adamw)
 
 config = json.load(open(os.path.join(case, "config.json")))
 opt, steps = config["optimizer"], config["steps"]
@@ -56,23 +56,7 @@ with torch.no_grad():
     for i, name in enumerate(names):
         state[name].copy_(torch.from_numpy(
             np.load(os.path.join(run, f"param{i}.npy"))))
-decay = [p for p in model.parameters() if p.dim() >= 2]
-no_decay = [p for p in model.parameters() if p.dim() < 2]
-adamw = torch.optim.AdamW(
-    [{"params": decay, "weight_decay": opt["weight_decay"]},
-     {"params": no_decay, "weight_decay": 0.0}],
-    lr=opt["lr"], betas=(opt["beta1"], opt["beta2"]), eps=opt["eps"])
-
-
-def lr_at(t):
-    lr, warmup = opt["lr"], opt["warmup_steps"]
-    if t < warmup:
-        return lr * (t + 1) / max(warmup, 1)
-    progress = min(max((t - warmup) / max(opt["total_steps"] - warmup, 1),
-                       0.0), 1.0)
-    low = lr * opt["min_lr_ratio"]
-    return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-
+adamw, lr_at = reference_adamw(model, opt)
 
 reference = []
 for t in range(steps):

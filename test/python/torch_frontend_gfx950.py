@@ -1,13 +1,13 @@
 # The PyTorch frontend for a GPU: a small Hugging Face-style Llama traced as
 # a causal LM (one token input [batch, window]), compiled for gfx950 with
 # the optimizer in the step (`target="gfx950"`), its weights, batches and
-# a held-out batch exported as a run folder, trained by mxfp4-hip-run on the gfx950 emulator,
-# and the checkpoint loaded back into the module. PyTorch trains a copy of
-# the same module on the same batches (AdamW in two parameter groups,
-# clip_grad_norm_, the same warm-up and cosine schedule): with the
-# high-precision GEMMs in f32 (the CPU's numerics) the loss curves, the
-# held-out losses (@loss) and the trained weights agree to f32 rounding (1e-5 relative is the bound). Then
-# the errors a user meets.
+# a held-out batch exported as a run folder, trained by mxfp4-hip-run on
+# the gfx950 emulator, and the checkpoint loaded back into the module.
+# PyTorch trains a copy of the same module on the same batches (AdamW in
+# two parameter groups, clip_grad_norm_, the same warm-up and cosine
+# schedule): with the high-precision GEMMs in f32 (the CPU's numerics) the
+# loss curves, the held-out losses (@loss) and the trained weights agree to
+# f32 rounding (1e-5 relative is the bound). Then the errors a user meets.
 # REQUIRES: python-bindings
 # REQUIRES: torch
 # RUN: rm -rf %t && mkdir -p %t
@@ -17,7 +17,6 @@
 
 import copy
 import json
-import math
 import os
 import sys
 
@@ -27,7 +26,8 @@ import mxfp4
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "Inputs"))
-from hf_llama import LlamaForCausalLM, causal_lm_loss  # noqa: E402
+from hf_llama import (LlamaForCausalLM, causal_lm_loss,  # noqa: E402
+                      reference_adamw)
 
 out, phase = sys.argv[1], sys.argv[2]
 torch.manual_seed(0)
@@ -66,23 +66,7 @@ if phase == "compile":
 # TRAIN: checkpoint: {{.*}}gpu/checkpoint
 
 # PyTorch's own training of the same module on the same batches.
-decay = [p for p in reference.parameters() if p.dim() >= 2]
-no_decay = [p for p in reference.parameters() if p.dim() < 2]
-adamw = torch.optim.AdamW(
-    [{"params": decay, "weight_decay": OPT["weight_decay"]},
-     {"params": no_decay, "weight_decay": 0.0}],
-    lr=OPT["lr"], betas=(OPT["beta1"], OPT["beta2"]), eps=OPT["eps"])
-
-
-def lr_at(t):
-    lr, warmup = OPT["lr"], OPT["warmup_steps"]
-    if t < warmup:
-        return lr * (t + 1) / warmup
-    progress = min(max((t - warmup) / (STEPS - warmup), 0.0), 1.0)
-    low = lr * OPT["min_lr_ratio"]
-    return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
-
-
+adamw, lr_at = reference_adamw(reference, OPT)
 torch_losses, torch_evals = [], []
 for t in range(STEPS):
     for group in adamw.param_groups:

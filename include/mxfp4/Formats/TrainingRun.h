@@ -79,6 +79,11 @@ struct TrainingRunManifest {
 /// `manifest` as run.txt's text.
 std::string formatTrainingRunManifest(const TrainingRunManifest &manifest);
 
+/// Appends `count` token ids to the bytes of batches.bin or eval.bin: one
+/// byte each when `tokenBytes` is 1, else little-endian int32.
+void appendTrainingRunTokens(std::string &out, const int32_t *tokens,
+                             size_t count, int64_t tokenBytes);
+
 /// Parses run.txt's `text` (read from `name`) into `manifest`. Returns what
 /// is wrong, naming the file ("'NAME': line 3: bad 'window' entry", "'NAME'
 /// is not a training run (...)"), or an empty string.

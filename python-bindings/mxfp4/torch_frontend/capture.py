@@ -7,7 +7,6 @@ it adds the optimizer (@train_step) and writes the runtime's folder, and
 folder and loads a run's checkpoint back into the module."""
 
 import os
-
 import re
 
 import numpy as np
@@ -108,11 +107,11 @@ class TrainingStep:
 class GpuTrainingStep:
     """A training step compiled for a GPU into `out_dir`: @loss_and_grads,
     @loss (held-out evaluation) and @train_step(params, exp_avg, exp_avg_sq,
-    data..., step), AdamW inside. `.export_run(run_dir, batches)` writes the run folder that
-    `mxfp4-cuda-run train` (sm_90a) or `mxfp4-hip-run train` (gfx950)
-    trains from, with the module's current weights; `.load_checkpoint(path)`
-    loads a run's checkpoint (its folder or model.safetensors) into the
-    module."""
+    data..., step), AdamW inside. `.export_run(run_dir, batches)` writes
+    the run folder that `mxfp4-cuda-run train` (sm_90a) or `mxfp4-hip-run
+    train` (gfx950) trains from, with the module's current weights;
+    `.load_checkpoint(path)` loads a run's checkpoint (its folder or
+    model.safetensors) into the module."""
 
     def __init__(self, module, mlir, parameter_names, input_shapes, target,
                  out_dir):
@@ -215,7 +214,8 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     Buffers and frozen parameters become constants of the step; integer
     inputs (token ids) are int32 arguments of @train_step."""
     if target not in TARGETS:
-        raise Mxfp4Error(f"target '{target}' is not one of {', '.join(TARGETS)}")
+        raise Mxfp4Error(f"target '{target}' is not one of "
+                         f"{', '.join(TARGETS)}")
     gpu = target != "cpu"
     if gpu and not out_dir:
         raise Mxfp4Error(f"target '{target}' needs out_dir, the folder its "
@@ -302,12 +302,11 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     text, _ = import_graph(gm, arg_names, arg_attrs, func_name)
     if gpu:
         integer = [i for i, x in enumerate(inputs) if x.dtype in CARRIED]
+        name = f"<torch_frontend: {type(module).__name__}>"
         text = add_train_step(text, dict(optimizer or {}), func_name,
-                              no_decay, integer,
-                              name=f"<torch_frontend: {type(module).__name__}>")
+                              no_decay, integer, name=name)
         compile_artifact(text, target, out_dir, recipe=recipe,
-                         gemm_precision=gemm_precision,
-                         name=f"<torch_frontend: {type(module).__name__}>")
+                         gemm_precision=gemm_precision, name=name)
         return GpuTrainingStep(module, text, names,
                                [tuple(x.shape) for x in inputs], target,
                                out_dir)

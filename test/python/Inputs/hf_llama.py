@@ -207,3 +207,28 @@ def causal_lm_loss(logits, labels):
                            shift_labels.view(-1))
 
 
+
+
+def reference_adamw(model, opt):
+    """PyTorch's side of the optimizer mxfp4 builds into a training step
+    (lib/Models/Optimizer.cpp), from the same `opt` dict (lr, min_lr_ratio,
+    warmup_steps, total_steps, beta1, beta2, eps, weight_decay, clip_norm):
+    AdamW with weight decay on the parameters of rank 2 or more, and
+    `lr_at(t)`, the learning rate of step t (0-based), which the caller sets
+    on every group before each step (after `clip_grad_norm_`)."""
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    adamw = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": opt["weight_decay"]},
+         {"params": no_decay, "weight_decay": 0.0}],
+        lr=opt["lr"], betas=(opt["beta1"], opt["beta2"]), eps=opt["eps"])
+
+    def lr_at(t):
+        lr, warmup = opt["lr"], opt["warmup_steps"]
+        if t < warmup:
+            return lr * (t + 1) / max(warmup, 1)
+        progress = min(max((t - warmup) /
+                           max(opt["total_steps"] - warmup, 1), 0.0), 1.0)
+        low = lr * opt["min_lr_ratio"]
+        return low + 0.5 * (lr - low) * (1 + math.cos(math.pi * progress))
+    return adamw, lr_at
