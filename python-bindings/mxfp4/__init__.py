@@ -15,7 +15,7 @@ from ._mxfp4 import (CpuModule, Mxfp4Error, add_train_step, compile_artifact,
 
 __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
            "quantize", "dequantize", "hadamard", "scaled_matmul",
-           "compile_training_step", "parse", "run_pipeline", "llama_config",
+           "compile_training_step", "compile_graph_file", "parse", "run_pipeline", "llama_config",
            "llama_step_source", "train", "study", "compile_gfx950",
            "add_train_step", "compile_artifact", "write_training_run",
            "read_safetensors"]
@@ -24,11 +24,12 @@ __all__ = ["CpuModule", "Mxfp4Error", "host_has_avx512_bf16", "layer_study",
 def __getattr__(name):
     # The PyTorch frontend imports torch; load it only when asked for, so
     # that `import mxfp4` does not need torch.
-    if name in ("torch_frontend", "compile_training_step"):
+    if name in ("torch_frontend", "compile_training_step",
+                "compile_graph_file"):
         import importlib
         frontend = importlib.import_module(".torch_frontend", __name__)
         return frontend if name == "torch_frontend" else \
-            frontend.compile_training_step
+            getattr(frontend, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _SCALE_RULES = ("floor", "even", "ceil", "rceil")

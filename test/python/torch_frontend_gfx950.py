@@ -23,6 +23,7 @@ import sys
 import torch
 
 import mxfp4
+import mxfp4_fx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "Inputs"))
@@ -132,8 +133,10 @@ print(error(lambda: mxfp4.compile_training_step(
 print(error(lambda: step.export_run(f"{out}/bad", batches[:, :, :32])))
 # CHECK-NEXT: load_checkpoint: '{{.*}}empty.safetensors' has no embed_tokens.weight
 other = copy.deepcopy(model)
-step_other = mxfp4.torch_frontend.GpuTrainingStep(
-    other, "", ["embed_tokens.weight"], [(BATCH, WINDOW)], "gfx950", out)
+trace_other = mxfp4_fx.Trace(other, None, ["embed_tokens.weight"], [], [],
+                             [batches[0]], ())
+step_other = mxfp4.torch_frontend.GpuTrainingStep(trace_other, "", "gfx950",
+                                                  out)
 open(f"{out}/empty.safetensors", "wb").write(
     (2).to_bytes(8, "little") + b"{}")
 print(error(lambda: step_other.load_checkpoint(f"{out}/empty.safetensors")))

@@ -33,9 +33,11 @@ The package:
 This package imports torch; `import mxfp4` does not.
 """
 
-from .capture import GpuTrainingStep, TrainingStep, compile_training_step
+from .capture import (GpuTrainingStep, TrainingStep, compile_graph_file,
+                      compile_training_step)
 from .importer import import_graph
 from .ops import SUPPORTED_OPS
 
-__all__ = ["compile_training_step", "import_graph", "TrainingStep",
+__all__ = ["compile_training_step", "compile_graph_file", "import_graph",
+           "TrainingStep",
            "GpuTrainingStep", "SUPPORTED_OPS"]

@@ -1,49 +1,27 @@
-"""Tracing and the training step: `compile_training_step` traces the joint
-forward and backward graph of a module's training step with make_fx and
-imports it (importer.py). For the CPU it compiles it with mxfp4.CpuModule,
-and `TrainingStep` runs it with the module's current parameters; for a GPU
-it adds the optimizer (@train_step) and writes the runtime's folder, and
-`GpuTrainingStep` exports the module's weights and token batches as a run
-folder and loads a run's checkpoint back into the module."""
+"""The training step: `compile_training_step` traces the joint forward and
+backward graph of a module's training step (mxfp4_fx) and imports it
+(importer.py); `compile_graph_file` imports one traced elsewhere. For the
+CPU it compiles it with mxfp4.CpuModule, and `TrainingStep` runs it with
+the module's current parameters (or the graph file's); for a GPU it adds
+the optimizer (@train_step) and writes the runtime's folder, and
+`GpuTrainingStep` exports the weights and token batches as a run folder and
+loads a run's checkpoint back into the module."""
 
 import os
 import re
 
 import numpy as np
 import torch
-from torch.fx.experimental import proxy_tensor
-from torch.nn.utils import stateless
-import torch._decomp
+from mxfp4_fx import INTEGER, graph_file, trace_training_step
 
 from .._mxfp4 import (CpuModule, Mxfp4Error, add_train_step,
                       compile_artifact, read_safetensors, write_training_run)
 from .importer import CARRIED, import_graph
-from .ops import DECOMPOSE
-
-
-def _decomposition_table():
-    """PyTorch's decompositions of the DECOMPOSE ops (default overloads)."""
-    table = {}
-    wanted = {str(op) for op in DECOMPOSE}
-    for op, fn in torch._decomp.decomposition_table.items():
-        if str(op.overloadpacket) in wanted and op._overloadname == "default":
-            table[op] = fn
-    return table
 
 
 def _sanitize(name):
     """`name` as an SSA name: other characters than [A-Za-z0-9_] as _."""
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
-
-
-def _traced(x):
-    """An example input or state tensor as traced: floating point as
-    float32; integer and bool tensors keep their dtype (token ids,
-    targets, masks), since ops like embedding need it."""
-    x = torch.as_tensor(x).detach()
-    if x.dtype in CARRIED:
-        return x
-    return x.to(torch.float32)
 
 
 def _carried(x, what):
@@ -57,24 +35,41 @@ def _carried(x, what):
     return np.ascontiguousarray(x.to(torch.float32).numpy())
 
 
+def _state(source):
+    """{name: tensor} of a step's parameters and buffers: a live trace's
+    module's current values, or a graph file's."""
+    if isinstance(source, graph_file.GraphFile):
+        return {n: torch.from_numpy(v) for n, v in source.state.items()}
+    return source.state()
+
+
+def _integer(x):
+    """Whether an example input holds integers (token ids): a tensor of an
+    integer dtype, or an array of an integer or bool kind."""
+    if isinstance(x, torch.Tensor):
+        return x.dtype in INTEGER
+    return np.asarray(x).dtype.kind in "iub"
+
+
 class TrainingStep:
     """A compiled training step. `.mlir` is the imported module, `.step(
     *inputs, step=0)` returns (loss, {parameter name: gradient}).
     `.parameter_names` are the trainable parameters, in argument order;
-    `.state_names` adds frozen parameters and buffers."""
+    `.state_names` adds frozen parameters and buffers. `.source` is the
+    trace (mxfp4_fx.Trace, its module's current values are the state) or
+    the graph file (its state is the traced one)."""
 
-    def __init__(self, module, mlir, state_names, grad_names,
-                 input_shapes, recipe, func_name, graph):
-        self.grad_names = list(grad_names)
-        self.state_names = list(state_names)
-        self.module = module
+    def __init__(self, source, mlir, recipe, func_name):
+        self.source = source
+        self.module = getattr(source, "module", None)
         self.mlir = mlir
-        self.parameter_names = [n for n in grad_names
-                                if n in set(state_names)]
-        self.input_shapes = input_shapes
+        self.grad_names = list(source.grad_names)
+        self.state_names = list(source.state_names)
+        self.parameter_names = list(source.names)
+        self.input_shapes = [tuple(x.shape) for x in source.inputs]
         self.recipe = recipe
         self.func_name = func_name
-        self.graph = graph
+        self.graph = getattr(source, "graph_module", source)
         self._compiled = None
 
     @property
@@ -85,8 +80,7 @@ class TrainingStep:
         return self._compiled
 
     def step(self, *inputs, step=0):
-        state = dict(self.module.named_parameters())
-        state.update(self.module.named_buffers())
+        state = _state(self.source)
         arrays = [_carried(state[n], n) for n in self.state_names]
         for i, (x, shape) in enumerate(zip(inputs, self.input_shapes)):
             x = torch.as_tensor(x)
@@ -109,16 +103,17 @@ class GpuTrainingStep:
     @loss (held-out evaluation) and @train_step(params, exp_avg, exp_avg_sq,
     data..., step), AdamW inside. `.export_run(run_dir, batches)` writes
     the run folder that `mxfp4-cuda-run train` (sm_90a) or `mxfp4-hip-run
-    train` (gfx950) trains from, with the module's current weights;
-    `.load_checkpoint(path)` loads a run's checkpoint (its folder or
-    model.safetensors) into the module."""
+    train` (gfx950) trains from, with the module's current weights (a graph
+    file's: the traced ones); `.load_checkpoint(path)` loads a run's
+    checkpoint (its folder or model.safetensors) into the module (a graph
+    file's state)."""
 
-    def __init__(self, module, mlir, parameter_names, input_shapes, target,
-                 out_dir):
-        self.module = module
+    def __init__(self, source, mlir, target, out_dir):
+        self.source = source
+        self.module = getattr(source, "module", None)
         self.mlir = mlir
-        self.parameter_names = list(parameter_names)
-        self.input_shapes = input_shapes
+        self.parameter_names = list(source.names)
+        self.input_shapes = [tuple(x.shape) for x in source.inputs]
         self.target = target
         self.out_dir = out_dir
 
@@ -140,18 +135,18 @@ class GpuTrainingStep:
             raise Mxfp4Error("export_run: batches must hold integer token ids")
         if eval_batches is not None:
             eval_batches = torch.as_tensor(eval_batches).cpu().numpy()
-        state = dict(self.module.named_parameters())
+        state = _state(self.source)
         params = [np.ascontiguousarray(
             state[n].detach().cpu().to(torch.float32).numpy())
             for n in self.parameter_names]
         write_training_run(run_dir, self.parameter_names, params,
                            batches.cpu().numpy(), eval_batches=eval_batches,
                            eval_every=int(eval_every), seed=int(seed),
-                           model=model or type(self.module).__name__)
+                           model=model or self.source.module_type)
 
     def load_checkpoint(self, path):
-        """Loads the trained parameters of a checkpoint into the module;
-        every parameter of the step must be there."""
+        """Loads the trained parameters of a checkpoint into the module (a
+        graph file's state); every parameter of the step must be there."""
         if os.path.isdir(path):
             path = os.path.join(path, "model.safetensors")
         tensors = read_safetensors(path)
@@ -159,34 +154,79 @@ class GpuTrainingStep:
         if missing:
             raise Mxfp4Error(f"load_checkpoint: '{path}' has no "
                              f"{', '.join(missing)}")
-        state = dict(self.module.named_parameters())
+        state = _state(self.source)
+        for n in self.parameter_names:
+            if tuple(tensors[n].shape) != tuple(state[n].shape):
+                raise Mxfp4Error(
+                    f"load_checkpoint: '{n}' is {tuple(tensors[n].shape)} in "
+                    f"'{path}', {tuple(state[n].shape)} in the step")
+        if self.module is None:
+            for n in self.parameter_names:
+                self.source.state[n] = np.array(tensors[n], dtype=np.float32)
+            return
         with torch.no_grad():
             for n in self.parameter_names:
                 value = torch.from_numpy(np.array(tensors[n]))
-                if tuple(value.shape) != tuple(state[n].shape):
-                    raise Mxfp4Error(
-                        f"load_checkpoint: '{n}' is {tuple(value.shape)} in "
-                        f"'{path}', {tuple(state[n].shape)} in the module")
                 state[n].copy_(value.to(state[n].dtype))
 
 
 TARGETS = ("cpu", "sm_90a", "gfx950")
 
 
-def _aliases(module):
-    """{other name: name in named_parameters()} of the parameters that
-    several modules share (a tied LM head and embedding)."""
-    first, aliases = {}, {}
-    for prefix, sub in module.named_modules():
-        for name, p in sub._parameters.items():
-            if p is None:
-                continue
-            full = f"{prefix}.{name}" if prefix else name
-            if id(p) in first and first[id(p)] != full:
-                aliases[full] = first[id(p)]
-            else:
-                first.setdefault(id(p), full)
-    return aliases
+def _check_target(target, out_dir, input_grads):
+    if target not in TARGETS:
+        raise Mxfp4Error(f"target '{target}' is not one of "
+                         f"{', '.join(TARGETS)}")
+    gpu = target != "cpu"
+    if gpu and not out_dir:
+        raise Mxfp4Error(f"target '{target}' needs out_dir, the folder its "
+                         "runtime runs from")
+    if gpu and input_grads:
+        raise Mxfp4Error("input_grads: a GPU training step returns no "
+                         "input gradients")
+    return gpu
+
+
+def argument_names(source):
+    """The imported function's argument names and attributes for a trace
+    or graph file: parameters `p_<name>` marked {mxfp4.parameter}, buffers
+    `b_<name>`, inputs `in<i>`."""
+    arg_names, seen = [], set()
+    for n in [f"p_{_sanitize(n)}" for n in source.names + source.frozen] + \
+            [f"b_{_sanitize(n)}" for n in source.buffers] + \
+            [f"in{i}" for i in range(len(source.inputs))]:
+        while n in seen:
+            n += "_"
+        seen.add(n)
+        arg_names.append(n)
+    arg_attrs = [f' {{mxfp4.parameter = "{n}"}}'
+                 for n in source.names + source.frozen] + \
+        [""] * (len(source.buffers) + len(source.inputs))
+    return arg_names, arg_attrs
+
+
+def _compile(source, recipe, func_name, target, out_dir, optimizer,
+             no_decay, gemm_precision):
+    """Imports a trace or graph file and compiles it for `target`."""
+    gpu = target != "cpu"
+    if func_name is None:
+        func_name = "loss_and_grads" if gpu else "train_step"
+    if gpu and (source.frozen or source.buffers):
+        raise Mxfp4Error(
+            f"target '{target}': the step takes frozen parameters or buffers "
+            f"({', '.join(source.frozen + source.buffers)}) as arguments; "
+            "trace it with state_arguments=False to make them constants")
+    graph = getattr(source, "graph_module", source)
+    text, _ = import_graph(graph, *argument_names(source), func_name)
+    if not gpu:
+        return TrainingStep(source, text, recipe, func_name)
+    integer = [i for i, x in enumerate(source.inputs) if _integer(x)]
+    name = f"<torch_frontend: {source.module_type}>"
+    text = add_train_step(text, dict(optimizer or {}), func_name, no_decay,
+                          integer, name=name)
+    compile_artifact(text, target, out_dir, recipe=recipe,
+                     gemm_precision=gemm_precision, name=name)
+    return GpuTrainingStep(source, text, target, out_dir)
 
 
 def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
@@ -196,7 +236,7 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     """Traces the training step `loss_fn(module(*inputs[:-1]), inputs[-1])`
     (the last example input is the target; with one example input x, a
     causal LM's, `loss_fn(module(x), x)`) and its gradients with respect to
-    the module's parameters, and imports it.
+    the module's parameters (mxfp4_fx.trace_training_step), and imports it.
 
     target="cpu": compiles it under `recipe` (lazily, on the first `.step`)
     and returns a TrainingStep whose `.step(*inputs)` runs the joint graph
@@ -213,104 +253,30 @@ def compile_training_step(module, example_inputs, loss_fn, recipe="bf16",
     `mxfp4-run compile --out-dir` does, and returns a GpuTrainingStep.
     Buffers and frozen parameters become constants of the step; integer
     inputs (token ids) are int32 arguments of @train_step."""
-    if target not in TARGETS:
-        raise Mxfp4Error(f"target '{target}' is not one of "
-                         f"{', '.join(TARGETS)}")
-    gpu = target != "cpu"
-    if gpu and not out_dir:
-        raise Mxfp4Error(f"target '{target}' needs out_dir, the folder its "
-                         "runtime runs from")
-    if gpu and input_grads:
-        raise Mxfp4Error("input_grads: a GPU training step returns no "
-                         "input gradients")
-    if func_name is None:
-        func_name = "loss_and_grads" if gpu else "train_step"
-    if not isinstance(example_inputs, (tuple, list)):
-        example_inputs = (example_inputs,)
-    named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
-    names = [n for n, _ in named]
-    # Frozen parameters and buffers are arguments too, without gradients
-    # (on a GPU target, constants of the step).
-    frozen = [n for n, p in module.named_parameters() if not p.requires_grad]
-    buffers = [n for n, _ in module.named_buffers()]
-    if gpu:
-        frozen, buffers = [], []
-    state = dict(module.named_parameters())
-    state.update(module.named_buffers())
-    params = [_traced(state[n]) for n in names + frozen + buffers]
-    inputs = [_traced(x) for x in example_inputs]
-    np_ = len(names) + len(frozen) + len(buffers)
-    input_grads = tuple(int(i) for i in input_grads)
-    grad_names = names + [f"input{i}" for i in input_grads]
+    gpu = _check_target(target, out_dir, input_grads)
+    trace = trace_training_step(module, example_inputs, loss_fn, input_grads,
+                                state_arguments=not gpu)
+    return _compile(trace, recipe, func_name, target, out_dir, optimizer,
+                    no_decay, gemm_precision)
 
-    aliases = _aliases(module)
 
-    def call_loss(ps, ins, untied=None):
-        mapping = dict(zip(names + frozen + buffers, ps))
-        for alias, target in aliases.items():
-            mapping[alias] = (untied or {}).get(alias, mapping.get(target))
-        if len(ins) == 1:
-            out = stateless.functional_call(module, mapping, (ins[0],))
-            return loss_fn(out, ins[0])
-        out = stateless.functional_call(module, mapping, tuple(ins[:-1]))
-        return loss_fn(out, ins[-1])
-
-    def joint(*args):
-        ps = list(args[:np_])
-        ins = list(args[np_:])
-        wrt = [p.requires_grad_() for p in ps[:len(names)]] + \
-            [ins[i].requires_grad_() for i in input_grads]
-        # A tied parameter's other names read a separate leaf, whose
-        # gradient is added to the parameter's explicitly: the 1.13 trace
-        # loses the autograd engine's own accumulation of the two.
-        untied = {alias: ps[names.index(target)].detach().requires_grad_()
-                  for alias, target in aliases.items() if target in names}
-        loss = call_loss(ps, ins, untied)
-        grads = list(torch.autograd.grad(loss, wrt + list(untied.values()),
-                                         allow_unused=True))
-        for k, (alias, leaf) in enumerate(untied.items()):
-            extra = grads[len(wrt) + k]
-            i = names.index(aliases[alias])
-            if extra is not None:
-                grads[i] = extra if grads[i] is None else grads[i] + extra
-        for i, g in enumerate(grads[:len(wrt)]):
-            if g is None:
-                grads[i] = torch.zeros_like(wrt[i])
-        return (loss, *grads[:len(wrt)])
-
-    tracer_cls = proxy_tensor.PythonKeyTracer
-    old = tracer_cls.__dict__.get("record_stack_traces")
-    tracer_cls.record_stack_traces = True
-    try:
-        gm = proxy_tensor.make_fx(joint, _decomposition_table())(
-            *params, *inputs)
-    finally:
-        if old is None:
-            del tracer_cls.record_stack_traces
-        else:
-            tracer_cls.record_stack_traces = old
-    arg_names, seen = [], set()
-    for n in [f"p_{_sanitize(n)}" for n in names + frozen] + \
-            [f"b_{_sanitize(n)}" for n in buffers] + \
-            [f"in{i}" for i in range(len(inputs))]:
-        while n in seen:
-            n += "_"
-        seen.add(n)
-        arg_names.append(n)
-    arg_attrs = [f' {{mxfp4.parameter = "{n}"}}' for n in names + frozen] + \
-        [""] * (len(buffers) + len(inputs))
-    text, _ = import_graph(gm, arg_names, arg_attrs, func_name)
-    if gpu:
-        integer = [i for i, x in enumerate(inputs) if x.dtype in CARRIED]
-        name = f"<torch_frontend: {type(module).__name__}>"
-        text = add_train_step(text, dict(optimizer or {}), func_name,
-                              no_decay, integer, name=name)
-        compile_artifact(text, target, out_dir, recipe=recipe,
-                         gemm_precision=gemm_precision, name=name)
-        return GpuTrainingStep(module, text, names,
-                               [tuple(x.shape) for x in inputs], target,
-                               out_dir)
-    return TrainingStep(module, text, names + frozen + buffers, grad_names,
-                        [tuple(x.shape) for x in inputs], recipe, func_name,
-                        gm)
-
+def compile_graph_file(path, recipe="bf16", func_name=None, target="cpu",
+                       out_dir=None, optimizer=None, no_decay=None,
+                       gemm_precision="bf16"):
+    """Imports and compiles the training step of a graph file (written by
+    mxfp4_fx.save, possibly on another machine with another PyTorch), with
+    the options of compile_training_step. The step's state is the file's:
+    `.step` (CPU) runs with the traced parameters, `.export_run` (GPU)
+    writes them. `path` may also be a GraphFile already read."""
+    gpu = _check_target(target, out_dir, ())
+    source = path
+    if not isinstance(source, graph_file.GraphFile):
+        try:
+            source = graph_file.load(path)
+        except graph_file.GraphFileError as error:
+            raise Mxfp4Error(str(error)) from None
+    if gpu and source.input_grads:
+        raise Mxfp4Error(f"{source.path}: traced with input gradients; a GPU "
+                         "training step returns none")
+    return _compile(source, recipe, func_name, target, out_dir, optimizer,
+                    no_decay, gemm_precision)

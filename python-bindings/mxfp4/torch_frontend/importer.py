@@ -1,5 +1,5 @@
-"""The FX graph importer: walks an aten-level FX graph (from make_fx) and
-emits one func.func, each call through its op's handler in the op table
+"""The FX graph importer: walks an aten-level FX graph (from make_fx, or
+read back from a graph file) and emits one func.func, each call through its op's handler in the op table
 (ops/table.py). An op outside the table, or a form of an op that its handler
 does not take, raises Mxfp4Error naming the op and the user's source line
 from the node's recorded stack trace.
@@ -8,6 +8,7 @@ from the node's recorded stack trace.
 import re
 
 import torch
+from mxfp4_fx import INTEGER, graph_file
 
 from .._mxfp4 import Mxfp4Error
 from .emitter import Emitter, Val, fconst, ttype
@@ -15,14 +16,31 @@ from .ops import HANDLERS, SUPPORTED_OPS, Call
 
 # Integer and boolean tensors (token ids, targets, masks, positions) are
 # carried as f32 holding their values (bool: 0 or 1), exact below 2^24.
-CARRIED = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32,
-           torch.int64)
+CARRIED = INTEGER
+
+# The node types the importer walks: traced ones and read ones.
+NODES = (torch.fx.Node, graph_file.Node)
+
+
+class FxGraph:
+    """A traced GraphModule as the importer reads it: `nodes` and
+    `constant(target)` (a graph_file.GraphFile reads the same)."""
+
+    def __init__(self, graph_module):
+        self.gm = graph_module
+        self.nodes = list(graph_module.graph.nodes)
+
+    def constant(self, target):
+        value = self.gm
+        for part in target.split("."):
+            value = getattr(value, part)
+        return value
 
 
 def _source_location(node):
     """The innermost user frame (not in torch) of the FX node's recorded
     stack trace (innermost first), as 'file:line (in function)', or None
-    when the trace reaches the traced step function (capture.py) first:
+    when the trace reaches the traced step function (mxfp4_fx) first:
     backward ops."""
     trace = node.meta.get("stack_trace") or getattr(node, "stack_trace", None)
     if not trace:
@@ -30,7 +48,7 @@ def _source_location(node):
     frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
     for path, line, fn in frames:
         norm = path.replace("\\", "/")
-        if norm.endswith("mxfp4/torch_frontend/capture.py"):
+        if norm.endswith("mxfp4_fx/tracing.py"):
             # Reached the traced step function without a user frame: the op
             # came from autograd, not from the user's code.
             return None
@@ -44,8 +62,8 @@ def _source_location(node):
 class Importer:
     """One graph's import: the emitter and the value of each node."""
 
-    def __init__(self, graph_module, arg_names, arg_attrs, func_name):
-        self.gm = graph_module
+    def __init__(self, graph, arg_names, arg_attrs, func_name):
+        self.graph = graph
         self.arg_names = arg_names
         self.arg_attrs = arg_attrs
         self.func_name = func_name
@@ -69,9 +87,7 @@ class Importer:
 
     def constant(self, node):
         """A tensor the trace captured as a constant (get_attr)."""
-        value = self.gm
-        for part in node.target.split("."):
-            value = getattr(value, part)
+        value = self.graph.constant(node.target)
         if not isinstance(value, torch.Tensor) or not (
                 value.is_floating_point() or value.dtype in CARRIED):
             raise Mxfp4Error(f"torch frontend: constant '{node.target}' of "
@@ -96,7 +112,7 @@ class Importer:
 
     def arg(self, x):
         """A node argument with the nodes in it replaced by their values."""
-        if isinstance(x, torch.fx.Node):
+        if isinstance(x, NODES):
             return self.env[x]
         if isinstance(x, (list, tuple)):
             return type(x)(self.arg(v) for v in x)
@@ -105,7 +121,7 @@ class Importer:
     def run(self):
         """Imports the graph; returns (text, result values)."""
         sig, placeholders = [], []
-        for node in self.gm.graph.nodes:
+        for node in self.graph.nodes:
             if node.op == "placeholder":
                 i = len(placeholders)
                 placeholders.append(node)
@@ -134,8 +150,7 @@ class Importer:
 
     def lower(self, node):
         """The value of a call_function node, from its op's handler."""
-        name = getattr(node.target, "__name__", str(node.target))
-        op = name.split(".")[0]
+        op = op_name(node.target)
         args = [self.arg(a) for a in node.args]
         kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
         meta = node.meta.get("val", node.meta.get("tensor_meta"))
@@ -158,15 +173,28 @@ class Importer:
 
     def dtype(self, x):
         """The torch dtype of an FX node argument (float32 for scalars)."""
-        if isinstance(x, torch.fx.Node):
+        if isinstance(x, NODES):
             meta = x.meta.get("val", x.meta.get("tensor_meta"))
             return getattr(meta, "dtype", torch.float32)
         return torch.float32
 
 
-def import_graph(graph_module, arg_names, arg_attrs, func_name="train_step"):
-    """Imports an aten-level FX GraphModule (from make_fx) to MLIR text.
-    Returns (text, number of results)."""
-    text, outs = Importer(graph_module, arg_names, arg_attrs, func_name).run()
+def op_name(target):
+    """The overload packet's name of a call's target: 'mm' for the op
+    aten.mm.default, traced (an OpOverload) or read ('aten.mm.default')."""
+    name = getattr(target, "__name__", None)
+    if name is not None:
+        return name.split(".")[0]
+    parts = str(target).split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def import_graph(graph, arg_names, arg_attrs, func_name="train_step"):
+    """Imports an aten-level FX graph to MLIR text: a GraphModule (from
+    make_fx) or a graph file read back (graph_file.GraphFile). Returns
+    (text, number of results)."""
+    if isinstance(graph, torch.fx.GraphModule):
+        graph = FxGraph(graph)
+    text, outs = Importer(graph, arg_names, arg_attrs, func_name).run()
     return text, len(outs)
 

@@ -7,22 +7,16 @@ the name is the overload packet's (`mm`, `add_`, `_softmax`): adding an op
 is adding one handler. Ops outside the table are an error that names the op
 and the user's source line (`Importer.error`).
 
-Composite ops in `DECOMPOSE` never reach the table: the trace runs them
-through PyTorch's own decompositions into ops that are in it.
+Composite ops in `DECOMPOSE` (the tracer's list, mxfp4_fx.DECOMPOSE)
+never reach the table: the trace runs them through PyTorch's own
+decompositions into ops that are in it.
 """
 
 import torch
-
-aten = torch.ops.aten
+from mxfp4_fx import DECOMPOSE
 
 # Aten op name -> handler.
 HANDLERS = {}
-
-# Composite ops traced through PyTorch's own decompositions. A list, not a
-# tuple: test/python/torch_mlp.py takes tanh_backward out to reach an op
-# that only the backward pass produces.
-DECOMPOSE = [aten.mse_loss, aten.mse_loss_backward, aten.silu_backward,
-             aten.sigmoid_backward, aten.tanh_backward]
 
 
 def handles(*ops):
