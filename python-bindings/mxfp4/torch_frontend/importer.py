@@ -18,6 +18,19 @@ from .ops import HANDLERS, SUPPORTED_OPS, Call
 # carried as f32 holding their values (bool: 0 or 1), exact below 2^24.
 CARRIED = INTEGER
 
+# Narrow float tensors (bf16 autocast regions) are carried as f32 holding
+# their values: every op whose result is narrow rounds it to that type, as
+# PyTorch computes such an op in f32 and rounds once.
+ROUNDED = {torch.bfloat16: "bf16", torch.float16: "f16"}
+
+# Ops whose result holds values of their operand as they are: a narrow
+# result needs no rounding.
+VALUE_PRESERVING = {
+    "alias", "clone", "contiguous", "detach", "expand", "permute",
+    "_reshape_alias", "reshape", "select", "slice", "squeeze", "t",
+    "transpose", "unsqueeze", "_unsafe_view", "view", "cat", "getitem",
+    "lift_fresh_copy"}
+
 # The node types the importer walks: traced ones and read ones.
 NODES = (torch.fx.Node, graph_file.Node)
 
@@ -156,15 +169,32 @@ class Importer:
         meta = node.meta.get("val", node.meta.get("tensor_meta"))
         shape = None
         if hasattr(meta, "shape") and hasattr(meta, "dtype"):
-            if meta.dtype != torch.float32 and meta.dtype not in CARRIED:
-                self.error(node, f"dtype {meta.dtype} (only float32 "
-                                 "tensors, and integer or bool tensors "
-                                 "carried as float32)")
+            if meta.dtype != torch.float32 and meta.dtype not in CARRIED \
+                    and meta.dtype not in ROUNDED:
+                self.error(node, f"dtype {meta.dtype} (only float32, "
+                                 "bfloat16 and float16 tensors, and integer "
+                                 "or bool tensors, all carried as float32)")
             shape = tuple(meta.shape)
         handler = HANDLERS.get(op)
         if handler is None:
             self.unsupported(node)
-        return handler(Call(self, node, op, args, kwargs, shape, meta))
+        result = handler(Call(self, node, op, args, kwargs, shape, meta))
+        if op in VALUE_PRESERVING:
+            return result
+        return self.round(result, meta)
+
+    def round(self, result, meta):
+        """`result` rounded to the narrow float type `meta` records, where
+        it records one (each of a tuple's)."""
+        if isinstance(result, tuple) and isinstance(meta, (list, tuple)) \
+                and not hasattr(meta, "shape"):
+            return tuple(self.round(r, m) for r, m in zip(result, meta))
+        narrow = ROUNDED.get(getattr(meta, "dtype", None))
+        if narrow is None or not isinstance(result, Val):
+            return result
+        return self.e.generic(result.shape, [result], lambda ar: ([
+            f"%n = arith.truncf {ar[0]} : f32 to {narrow}",
+            f"%r = arith.extf %n : {narrow} to f32"], "%r"))
 
     def unsupported(self, node):
         """Raises the error for an op without a lowering."""

@@ -210,7 +210,8 @@ def masked_fill(call):
 
 @handles("_to_copy")
 def to_copy(call):
-    """A dtype conversion between the carried representations."""
+    """A dtype conversion between the carried representations (a narrow
+    float result is rounded by the importer, importer.ROUNDED)."""
     x = call.args[0]
     if not isinstance(x, Val):
         call.unsupported()
@@ -223,9 +224,9 @@ def to_copy(call):
             "%one = arith.constant 1.0 : f32",
             f"%c = arith.cmpf une, {ar[0]}, %z : f32",
             "%r = arith.select %c, %one, %z : f32"], "%r"))
-    if dst != torch.float32 and src == torch.float32:
+    if not dst.is_floating_point and src.is_floating_point:
         # float to integer truncates toward zero.
         return call.e.generic(x.shape, [x], unary_body(lambda v: [
             f"%t = arith.fptosi {v} : f32 to i64",
             "%r = arith.sitofp %t : i64 to f32"]))
-    return x  # integer/bool to float32 or a wider integer
+    return x  # integer/bool to float or a wider integer; float to float
