@@ -8,6 +8,8 @@
 #include "mxfp4/API/Compiler.h"
 
 #include "mxfp4/InitAll.h"
+#include "mxfp4/Dialect/MXFP4/Transforms/Composites.h"
+#include "mxfp4/Models/Attention.h"
 
 #include "mlir/IR/Verifier.h"
 
@@ -124,4 +126,42 @@ mlir::mxfp4::addTrainStepToSource(llvm::StringRef source,
                            parsed.diagnostics);
         return print(*parsed.module, /*generic=*/false);
       });
+}
+
+llvm::Expected<std::string>
+mlir::mxfp4::getAttentionCompositeSource(llvm::StringRef kind,
+                                         llvm::ArrayRef<int64_t> q,
+                                         llvm::ArrayRef<int64_t> kv) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  for (int64_t d : llvm::concat<const int64_t>(q, kv))
+    if (d <= 0)
+      return makeError("attention composite '" + kind +
+                           "': dimensions must be positive",
+                       "");
+  if (q.size() != 4 || kv.size() != 4)
+    return makeError("attention composite '" + kind +
+                         "': want q [B, S, H, D] and k, v [B, S, KVH, D]",
+                     "");
+  Type f32 = Float32Type::get(&context);
+  auto qType = RankedTensorType::get(q, f32);
+  auto kvType = RankedTensorType::get(kv, f32);
+  SmallVector<Type> args = {qType, kvType, kvType};
+  if (kind == kCausalAttentionBackward)
+    args.append({qType, RankedTensorType::get({q[0], q[2], q[1]}, f32),
+                 qType});
+  std::string wrong = verifyAttentionCompositeTypes(kind, args);
+  if (!wrong.empty())
+    return makeError("attention composite: " + wrong, "");
+  Location loc = UnknownLoc::get(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  func::FuncOp fn = getOrCreateAttentionComposite(*module, loc, kind, args);
+  if (failed(verify(fn)))
+    return makeError("attention composite '" + kind + "' does not verify", "");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  fn.print(os);
+  return text;
 }

@@ -74,12 +74,9 @@ public:
   Value crossEntropy(Value logits, Value targets, Value &dLogits);
 
 private:
-  using CompositeBody = SmallVector<Value> (*)(TensorBuilder &, ValueRange,
-                                               int64_t seq, int64_t headDim);
-  /// Calls the composite `kind` (Composites.h) of these argument types,
-  /// defining it with `body` on first use.
-  SmallVector<Value> callComposite(StringRef kind, ValueRange args,
-                                   TypeRange results, CompositeBody body);
+  /// Calls the attention composite `kind` (mxfp4/Models/Attention.h) of
+  /// these arguments, defining it on first use.
+  SmallVector<Value> callComposite(StringRef kind, ValueRange args);
 
   Value cosTable, sinTable; // [S, hd / 2]
 };

@@ -7,8 +7,10 @@ on a machine with PyTorch 2.x and transformers but no MLIR,
 `PYTHONPATH=python-bindings` is enough.
 """
 
+from .attention import causal_attention, sdpa_as_composites
 from .graph_file import GraphFile, GraphFileError, load, save
 from .tracing import DECOMPOSE, INTEGER, Trace, aliases, trace_training_step
 
 __all__ = ["trace_training_step", "Trace", "save", "load", "GraphFile",
-           "GraphFileError", "DECOMPOSE", "INTEGER", "aliases"]
+           "GraphFileError", "DECOMPOSE", "INTEGER", "aliases",
+           "causal_attention", "sdpa_as_composites"]

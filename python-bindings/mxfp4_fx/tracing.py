@@ -4,9 +4,13 @@ with `make_fx` (PyTorch 1.13 and 2.x)."""
 
 import inspect
 
+import contextlib
+
 import torch
 from torch.fx.experimental import proxy_tensor
 import torch._decomp
+
+from .attention import sdpa_as_composites
 
 aten = torch.ops.aten
 
@@ -101,14 +105,18 @@ class Trace:
 
 
 def trace_training_step(module, example_inputs, loss_fn, input_grads=(),
-                        state_arguments=True, decompose=None):
+                        state_arguments=True, decompose=None,
+                        attention_composites=True):
     """Traces `loss_fn(module(*inputs[:-1]), inputs[-1])` (with one example
     input x, a causal LM's `loss_fn(module(x), x)`) and its gradients with
     respect to the module's trainable parameters (and the inputs listed in
     `input_grads`). With `state_arguments=False` frozen parameters and
     buffers become constants of the graph instead of arguments.
     `decompose` (default DECOMPOSE) lists the composite ops traced through
-    PyTorch's decompositions. Returns a Trace."""
+    PyTorch's decompositions. With `attention_composites`, the causal
+    scaled_dot_product_attention calls trace to the mxfp4::causal_attention
+    ops (attention.py), which import as the compiler's attention
+    composites. Returns a Trace."""
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     names = [n for n, p in module.named_parameters() if p.requires_grad]
@@ -168,8 +176,12 @@ def trace_training_step(module, example_inputs, loss_fn, input_grads=(),
     tracer_cls = proxy_tensor.PythonKeyTracer
     old = tracer_cls.__dict__.get("record_stack_traces")
     tracer_cls.record_stack_traces = True
+    routed = sdpa_as_composites() if attention_composites else \
+        contextlib.nullcontext()
     try:
-        gm = proxy_tensor.make_fx(joint, table, **kwargs)(*params, *inputs)
+        with routed:
+            gm = proxy_tensor.make_fx(joint, table, **kwargs)(*params,
+                                                              *inputs)
     finally:
         if old is None:
             del tracer_cls.record_stack_traces

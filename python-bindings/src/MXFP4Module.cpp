@@ -198,6 +198,16 @@ PYBIND11_MODULE(_mxfp4, m) {
       "code object (HSACO bytes), the assembly, the kernel IR (host plan and "
       "kernels) and the kernel report as JSON text");
   m.def(
+      "attention_composite",
+      [](const std::string &kind, const std::vector<int64_t> &q,
+         const std::vector<int64_t> &kv) {
+        return unwrap(getAttentionCompositeSource(kind, q, kv));
+      },
+      py::arg("kind"), py::arg("q_shape"), py::arg("kv_shape"),
+      "The MLIR text of the attention composite `kind` (causal_attention or "
+      "causal_attention_backward) for q [B, S, H, D] and k, v [B, S, KVH, D]: "
+      "one private func.func a frontend's module calls.");
+  m.def(
       "add_train_step",
       [](const std::string &source, const py::dict &optimizer,
          const std::string &from, const py::object &noDecay,

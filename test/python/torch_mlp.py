@@ -288,3 +288,24 @@ except mxfp4.Mxfp4Error as error:
     print("backward unsupported:", str(error).split(": no lowering")[0])
 DECOMPOSE.append(torch.ops.aten.tanh_backward)
 
+
+
+# An in-place write through a view (a slice assignment) is refused where it
+# is written: the import does not alias values, so the write would be lost.
+class SliceWrite(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 32)
+
+    def forward(self, x):
+        bias = torch.zeros(64, 32)
+        bias[:, 0] = 5.0  # the refused line
+        return self.fc(x) + bias
+
+
+try:
+    mxfp4.compile_training_step(SliceWrite(), (x, target), mse)
+    print("slice write: no error")
+except mxfp4.Mxfp4Error as error:
+    # CHECK: slice write: torch frontend: unsupported aten op 'aten.fill_.Tensor' at {{.*}}torch_mlp.py:[[# @LINE - 8]] (in forward): an in-place op on a view (of 'select'); write the value out of place (torch.where, torch.cat)
+    print("slice write:", error)

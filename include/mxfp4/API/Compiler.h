@@ -42,6 +42,14 @@ llvm::Expected<std::string>
 addTrainStepToSource(llvm::StringRef source, const TrainStepOptions &options,
                      llvm::StringRef name = "<source>");
 
+/// The MLIR text of the attention composite `kind` ("causal_attention" or
+/// "causal_attention_backward", mxfp4/Models/Attention.h) for q [B, S, H, D]
+/// and k, v [B, S, KVH, D]: one private func.func, named as
+/// getAttentionCompositeName names it, for a frontend to call.
+llvm::Expected<std::string>
+getAttentionCompositeSource(llvm::StringRef kind, llvm::ArrayRef<int64_t> q,
+                            llvm::ArrayRef<int64_t> kv);
+
 } // namespace mlir::mxfp4
 
 #endif // MXFP4_API_COMPILER_H

@@ -31,6 +31,11 @@ VALUE_PRESERVING = {
     "transpose", "unsqueeze", "_unsafe_view", "view", "cat", "getitem",
     "lift_fresh_copy"}
 
+# Ops whose result views their operand's storage in PyTorch.
+VIEWS = {"alias", "as_strided", "diagonal", "expand", "permute",
+         "_reshape_alias", "select", "slice", "squeeze", "t", "transpose",
+         "unsqueeze", "unfold", "view"}
+
 # The node types the importer walks: traced ones and read ones.
 NODES = (torch.fx.Node, graph_file.Node)
 
@@ -82,6 +87,8 @@ class Importer:
         self.func_name = func_name
         self.e = Emitter()
         self.env = {}
+        # Functions the imported one calls (attention composites), by name.
+        self.functions = {}
 
     def error(self, node, what):
         """Raises the frontend's error for `node`'s op, located at the
@@ -159,6 +166,7 @@ class Importer:
         text += self.e.lines
         text.append(f"  return {', '.join(o.name for o in outs)} : {results}")
         text.append("}")
+        text += self.functions.values()
         return "\n".join(text) + "\n", outs
 
     def lower(self, node):
@@ -178,7 +186,22 @@ class Importer:
         handler = HANDLERS.get(op)
         if handler is None:
             self.unsupported(node)
-        result = handler(Call(self, node, op, args, kwargs, shape, meta))
+        if op.endswith("_") and node.args and isinstance(node.args[0], NODES) \
+                and node.args[0].op == "call_function" \
+                and op_name(node.args[0].target) in VIEWS:
+            # The importer's values are not aliased: writing through a
+            # view would not reach the tensor it views.
+            self.error(node, "an in-place op on a view (of "
+                             f"'{op_name(node.args[0].target)}'); write the "
+                             "value out of place (torch.where, torch.cat)")
+        try:
+            result = handler(Call(self, node, op, args, kwargs, shape, meta))
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError) \
+                as error:
+            if isinstance(error, Mxfp4Error):
+                raise
+            self.error(node, f"arguments of a form the importer does not "
+                             f"take ({type(error).__name__}: {error})")
         if op in VALUE_PRESERVING:
             return result
         return self.round(result, meta)

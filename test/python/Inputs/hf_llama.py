@@ -72,8 +72,10 @@ def repeat_kv(hidden_states, n_rep):
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, hidden_size, num_heads, num_key_value_heads, theta):
+    def __init__(self, hidden_size, num_heads, num_key_value_heads, theta,
+                 attn_implementation="eager"):
         super().__init__()
+        self.attn_implementation = attn_implementation
         self.hidden_size = hidden_size
         self.num_heads = num_heads
         self.head_dim = hidden_size // num_heads
@@ -106,6 +108,15 @@ class LlamaAttention(nn.Module):
         cos, sin = self.rotary_emb(value_states, position_ids)
         query_states, key_states = apply_rotary_pos_emb(
             query_states, key_states, cos, sin)
+        if self.attn_implementation == "sdpa":
+            # transformers' sdpa_attention_forward without a padding mask
+            # (PyTorch >= 2.5): causal, GQA inside the call.
+            attn_output = F.scaled_dot_product_attention(
+                query_states, key_states, value_states, is_causal=True,
+                enable_gqa=True)
+            attn_output = attn_output.transpose(1, 2).contiguous()
+            attn_output = attn_output.reshape(bsz, q_len, self.hidden_size)
+            return self.o_proj(attn_output)
         key_states = repeat_kv(key_states, self.num_key_value_groups)
         value_states = repeat_kv(value_states, self.num_key_value_groups)
         attn_weights = torch.matmul(query_states, key_states.transpose(
@@ -135,10 +146,11 @@ class LlamaMLP(nn.Module):
 
 class LlamaDecoderLayer(nn.Module):
     def __init__(self, hidden_size, intermediate_size, num_heads,
-                 num_key_value_heads, eps, theta):
+                 num_key_value_heads, eps, theta, attn_implementation):
         super().__init__()
         self.self_attn = LlamaAttention(hidden_size, num_heads,
-                                        num_key_value_heads, theta)
+                                        num_key_value_heads, theta,
+                                        attn_implementation)
         self.mlp = LlamaMLP(hidden_size, intermediate_size)
         self.input_layernorm = LlamaRMSNorm(hidden_size, eps)
         self.post_attention_layernorm = LlamaRMSNorm(hidden_size, eps)
@@ -159,14 +171,14 @@ class LlamaForCausalLM(nn.Module):
     def __init__(self, vocab_size=256, hidden_size=64, intermediate_size=128,
                  num_hidden_layers=2, num_attention_heads=4,
                  num_key_value_heads=2, rms_norm_eps=1e-5,
-                 rope_theta=500000.0):
+                 rope_theta=500000.0, attn_implementation="eager"):
         super().__init__()
         self.vocab_size = vocab_size
         self.embed_tokens = nn.Embedding(vocab_size, hidden_size)
         self.layers = nn.ModuleList(
             LlamaDecoderLayer(hidden_size, intermediate_size,
                               num_attention_heads, num_key_value_heads,
-                              rms_norm_eps, rope_theta)
+                              rms_norm_eps, rope_theta, attn_implementation)
             for _ in range(num_hidden_layers))
         self.norm = LlamaRMSNorm(hidden_size, rms_norm_eps)
         self.lm_head = nn.Linear(hidden_size, vocab_size, bias=False)

@@ -1,8 +1,51 @@
 """Attention's ops besides its products (`bmm`, in matmul.py): softmax and
-its gradient, and the triangular masks of causal attention."""
+its gradient, the triangular masks of causal attention, and the mxfp4 ops
+that scaled_dot_product_attention traces to (mxfp4_fx.attention), which
+become calls of the attention composites, so the fused GPU kernels apply."""
 
-from ..emitter import binary_body, unary_body
+from ..._mxfp4 import attention_composite
+from ..emitter import Val, binary_body, ttype, unary_body
 from .table import handles
+
+
+def _call_composite(call, kind, operands, results):
+    """`results` (shapes) of a call of the composite `kind` on `operands`;
+    the composite's function is added to the module once."""
+    e = call.e
+    operands = [e.value(x) for x in operands]
+    q, k = operands[0].shape, operands[1].shape
+    if len(q) != 4 or len(k) != 4:
+        call.error(f"{kind} of q {q} and k {k} (want [B, S, H, D] and "
+                   "[B, S, KVH, D])")
+    text = attention_composite(kind, list(q), list(k))
+    name = text.split("@", 1)[1].split("(", 1)[0]
+    call.importer.functions.setdefault(name, text)
+    out = e.fresh("attn")
+    types = ", ".join(ttype(x.shape) for x in operands)
+    result_types = ", ".join(ttype(r) for r in results)
+    e.emit(f"{out}:{len(results)} = func.call @{name}("
+           f"{', '.join(x.name for x in operands)}) : ({types}) -> "
+           f"({result_types})")
+    return tuple(Val(f"{out}#{i}", r) for i, r in enumerate(results))
+
+
+@handles("causal_attention")
+def causal_attention(call):
+    """mxfp4::causal_attention(q, k, v) -> (o, lse): the causal_attention
+    composite."""
+    q = call.args[0]
+    b, s, h, _ = q.shape
+    return _call_composite(call, "causal_attention", call.args[:3],
+                           [q.shape, (b, h, s)])
+
+
+@handles("causal_attention_backward")
+def causal_attention_backward(call):
+    """mxfp4::causal_attention_backward(q, k, v, o, lse, dO) -> (dq, dk,
+    dv): the causal_attention_backward composite."""
+    q, k, v = call.args[:3]
+    return _call_composite(call, "causal_attention_backward", call.args[:6],
+                           [q.shape, k.shape, v.shape])
 
 
 @handles("_softmax")
