@@ -7,7 +7,9 @@
 //
 // The fuzz targets feed outside bytes to the readers of lib/Formats (the
 // files a trainer or runtime reads: .npy, safetensors, JSON configs and
-// trainer states, metrics, run manifests, host plans). A reader may refuse
+// trainer states, metrics, run manifests, host plans) and to what reads
+// folder trees (a checkpoint folder, what a killed writer left beside it),
+// decoded from the bytes into a folder of their own. A reader may refuse
 // its input, with a message; it must not crash, hang or read out of bounds
 // (AddressSanitizer and UndefinedBehaviorSanitizer are on). Where a format
 // has a writer, what was read must also survive writing and reading again:

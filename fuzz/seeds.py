@@ -89,6 +89,71 @@ seed("training-run", "run.txt",
 
 copy("host-plan", "test/**/*plan*.txt")
 
+# A checkpoint folder (fuzz/checkpoint-folder.cpp): trainer_state.json,
+# model.safetensors, optimizer.safetensors and mxfp4_config.json, each a
+# 2-byte length and its bytes (0xffff: no such file), of the target's run:
+# its manifest, seed, plan hash and three F32 parameters.
+def fnv1a(text):
+    value = 0xcbf29ce484222325
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x100000001b3) % (1 << 64)
+    return f"{value:016x}"
+
+
+run_params = [("embed.weight", [3, 2]), ("norm.weight", [2]),
+              ("head.weight", [2, 3])]
+
+
+def checkpoint(files):
+    return b"".join(b"\xff\xff" if f is None else struct.pack("<H", len(f)) + f
+                    for f in files)
+
+
+def checkpoint_files(step=3, fill=None, shapes=None, **state):
+    shapes = shapes or [shape for _, shape in run_params]
+    tensors = {}
+    for i, ((name, _), shape) in enumerate(zip(run_params, shapes)):
+        count = int(np.prod(shape))
+        for part, suffix in enumerate(["", ".exp_avg", ".exp_avg_sq"]):
+            data = (np.full(count, fill, np.float32) if fill is not None else
+                    np.arange(count, dtype=np.float32) * (part + 1) + i)
+            tensors[name + suffix] = ("F32", shape, data.tobytes())
+    trainer_state = dict(step=step, seed=5, tokens_seen=step * 2 * 4,
+                         recipe="bf16", plan="0123456789abcdef",
+                         run=fnv1a("# mxfp4 training run v1\nsteps 8\n"))
+    trainer_state.update(state)
+    return [json.dumps(trainer_state, indent=2, sort_keys=True).encode() + b"\n",
+            safetensors([(n, *tensors[n]) for n, _ in run_params],
+                        {"format": "pt"}),
+            safetensors([(n + s, *tensors[n + s]) for n, _ in run_params
+                         for s in [".exp_avg", ".exp_avg_sq"]], {"format": "pt"}),
+            json.dumps({"dim": 2, "name": "micro"}, indent=2).encode() + b"\n"]
+
+
+seed("checkpoint-folder", "valid", checkpoint(checkpoint_files()))
+seed("checkpoint-folder", "step0-no-config",
+     checkpoint(checkpoint_files(step=0)[:3]))
+seed("checkpoint-folder", "last-step", checkpoint(checkpoint_files(step=8)))
+seed("checkpoint-folder", "past-last-step", checkpoint(checkpoint_files(step=9)))
+seed("checkpoint-folder", "other-seed", checkpoint(checkpoint_files(seed=6)))
+seed("checkpoint-folder", "not-finite",
+     checkpoint(checkpoint_files(fill=np.nan)))
+seed("checkpoint-folder", "other-shapes",
+     checkpoint(checkpoint_files(shapes=[[2, 3], [2], [6]])))
+seed("checkpoint-folder", "no-optimizer",
+     checkpoint(checkpoint_files()[:2] + [None] + checkpoint_files()[3:]))
+
+# The folder beside a checkpoint (fuzz/checkpoint-recovery.cpp): how its
+# path is spelled, then (name, what) pairs: an index into the target's
+# kNames and 0 a file, 1 an empty folder, 2 a folder with a marker, 3 + 4 k
+# a link to kNames[k]. Left by a writer killed between its two renames,
+# while writing, or long ago beside a later checkpoint.
+seed("checkpoint-recovery", "set-aside", bytes([0, 5, 2]))
+seed("checkpoint-recovery", "writing", bytes([1, 0, 2, 2, 2]))
+seed("checkpoint-recovery", "stale", bytes([2, 0, 2, 1, 1, 6, 2, 14, 0]))
+seed("checkpoint-recovery", "look-alikes",
+     bytes([3, 4, 2, 8, 2, 10, 1, 11, 2, 13, 2, 15, 0, 17, 2, 18, 3 + 4 * 4]))
+
 # The training data's readers (tools/mxfp4-data-fuzzer): a byte picking the
 # reader, then its input.
 c4 = (b'{"text": "The first document.\\nWith two lines.", "url": "https://x", '

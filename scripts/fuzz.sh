@@ -26,7 +26,8 @@ cmake -S "$root/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-22 \
 rm -rf "$build/corpus" && /usr/bin/python3 "$root/fuzz/seeds.py" "$build/corpus" "$root"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan ir data)
+[ ${#targets[@]} -gt 0 ] || targets=(npy safetensors json metrics training-run host-plan
+  checkpoint-folder checkpoint-recovery ir data)
 passed=0; failed=0
 for t in "${targets[@]}"; do
   exe="$build/fuzz-$t"; findings="$build/findings/$t"; log="$build/fuzz-$t.log"
@@ -42,7 +43,10 @@ for t in "${targets[@]}"; do
   if [ "${MXFP4_FUZZ_RUNS:-}" = fixed ]; then
     case "$t" in
       npy) runs=2000000 ;; safetensors) runs=800000 ;; json|metrics|training-run) runs=400000 ;;
-      host-plan) runs=300000 ;; ir) runs=3000 ;; *) runs=100000 ;;
+      host-plan) runs=300000 ;; ir) runs=3000 ;;
+      # An input of these is a folder tree on disk: about 0.2 and 0.6 ms.
+      checkpoint-folder) runs=80000 ;; checkpoint-recovery) runs=30000 ;;
+      *) runs=100000 ;;
     esac
     limit=(-runs="$runs" -max_total_time=120)
   fi

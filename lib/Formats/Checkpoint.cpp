@@ -219,6 +219,17 @@ static bool isSeparator(char c) {
   return c == '/' || c == char(fs::path::preferred_separator);
 }
 
+/// Whether `name` is `base` + `infix` + a process id, as
+/// writeCheckpointFolder names its folders: a name that only begins so (a
+/// person's "ckpt.old-good") is not the writer's to delete or restore.
+static bool isWriterFolder(const std::string &name, const std::string &base,
+                           const char *infix) {
+  std::string prefix = base + infix;
+  return name.size() > prefix.size() && name.rfind(prefix, 0) == 0 &&
+         std::all_of(name.begin() + prefix.size(), name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string mlir::mxfp4::recoverCheckpointFolder(const std::string &dirArg) {
   std::string dir = dirArg;
   while (dir.size() > 1 && isSeparator(dir.back()))
@@ -232,9 +243,9 @@ std::string mlir::mxfp4::recoverCheckpointFolder(const std::string &dirArg) {
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end;
        it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (name.rfind(base + ".tmp-", 0) == 0)
+    if (isWriterFolder(name, base, ".tmp-"))
       temps.push_back(it->path());
-    else if (name.rfind(base + ".old-", 0) == 0)
+    else if (isWriterFolder(name, base, ".old-"))
       olds.push_back(it->path());
   }
   if (ec)
@@ -242,13 +253,19 @@ std::string mlir::mxfp4::recoverCheckpointFolder(const std::string &dirArg) {
            "': " + ec.message();
   // Without `dir`, a set-aside previous checkpoint is the last complete one
   // (of several, a crash can only have left one: the next writer restores
-  // or deletes it first).
-  if (!fs::exists(fs::symlink_status(dir, ec)) && !olds.empty()) {
-    fs::rename(olds.back(), dir, ec);
+  // or deletes it first). The writer only sets a folder aside: a file or a
+  // link of that name is stale, and restoring it would leave `dir` a file
+  // or a link that no writer replaces.
+  auto setAside = std::find_if(olds.begin(), olds.end(), [](const fs::path &p) {
+    std::error_code ignored;
+    return fs::is_directory(fs::symlink_status(p, ignored));
+  });
+  if (!fs::exists(fs::symlink_status(dir, ec)) && setAside != olds.end()) {
+    fs::rename(*setAside, dir, ec);
     if (ec)
-      return "checkpoint '" + dir + "': cannot restore '" +
-             olds.back().string() + "': " + ec.message();
-    olds.pop_back();
+      return "checkpoint '" + dir + "': cannot restore '" + setAside->string() +
+             "': " + ec.message();
+    olds.erase(setAside);
   }
   for (const std::vector<fs::path> *stale : {&temps, &olds})
     for (const fs::path &p : *stale) {

@@ -104,9 +104,11 @@ std::string parseTrainerState(const std::string &text, TrainerState &state);
 std::string formatCheckpointJson(const JsonValue &value);
 
 /// Puts the checkpoint folder `dir` back in order after a writer died in
-/// writeCheckpointFolder (kill -9, power loss): a `DIR.old-<pid>` left
+/// writeCheckpointFolder (kill -9, power loss): a `DIR.old-<pid>` folder left
 /// between the two renames of the fallback becomes `dir` again if `dir` is
-/// missing, and every other `DIR.tmp-<pid>` and `DIR.old-<pid>` is removed.
+/// missing, and every other `DIR.tmp-<pid>` and `DIR.old-<pid>` is removed
+/// (a link as a link); a name whose `<pid>` is not decimal digits is not the
+/// writer's and is left alone.
 /// Only for a caller that holds the run folder's lock
 /// (mxfp4/Formats/RunLock.h): no other process is writing then. Returns what
 /// went wrong, or an empty string.
