@@ -24,9 +24,12 @@ sys.path.insert(0, os.path.join(ROOT, "test", "python", "Inputs"))
 from hf_llama import LlamaForCausalLM, causal_lm_loss  # noqa: E402
 
 out = sys.argv[1]
+# Attention through scaled_dot_product_attention, as transformers writes it:
+# the frontend maps it onto the attention composites, so the fused kernels
+# run (PyTorch's side runs its own SDPA kernels).
 MODEL = dict(vocab_size=256, hidden_size=256, intermediate_size=704,
              num_hidden_layers=4, num_attention_heads=8,
-             num_key_value_heads=4)
+             num_key_value_heads=4, attn_implementation="sdpa")
 STEPS, BATCH, WINDOW = 300, 8, 256
 OPTIMIZER = dict(lr=3e-3, min_lr_ratio=0.1, warmup_steps=30,
                  total_steps=STEPS, beta1=0.9, beta2=0.95, eps=1e-8,
@@ -55,8 +58,10 @@ for recipe in ("bf16", "fp4-all-dht16"):
         os.remove(os.path.join(out, recipe, unused))
 step.export_run(os.path.join(out, "run"), batches, seed=0,
                 model="hf_llama-" + "x".join(str(v) for v in MODEL.values()))
+kernels = open(os.path.join(out, "fp4-all-dht16", "plan.txt")).read()
+fused = sorted({w for w in kernels.split() if w.startswith("attention_")})
 json.dump({"model": MODEL, "optimizer": OPTIMIZER, "steps": STEPS},
           open(os.path.join(out, "config.json"), "w"), indent=2)
 print(f"frontend: {sum(p.numel() for p in model.parameters())} parameters, "
       f"{STEPS} steps of {BATCH} x {WINDOW} tokens, recipes bf16 and "
-      "fp4-all-dht16")
+      f"fp4-all-dht16; fused attention kernels: {', '.join(fused) or 'none'}")

@@ -53,3 +53,17 @@ step.export_run(f"{out}/run", batches)
 # CHECK-NEXT: run.txt: steps 4 batch 2 window 64
 manifest = open(f"{out}/run/run.txt").read().split("\n")
 print("run.txt:", " ".join(manifest[1:4]))
+
+# The same model written with scaled_dot_product_attention: its calls become
+# the attention composites, which the sm_90a pipeline replaces by the fused
+# attention kernels (forward, and the backward's row-dot, dq and dk-dv).
+sdpa = LlamaForCausalLM(vocab_size=256, hidden_size=64, intermediate_size=128,
+                        num_hidden_layers=2, num_attention_heads=4,
+                        num_key_value_heads=2, attn_implementation="sdpa")
+mxfp4.compile_training_step(
+    sdpa, (batches[0],), causal_lm_loss, recipe="fp4-all-dht16",
+    target="sm_90a", out_dir=f"{out}/sdpa", optimizer={"total_steps": 4})
+words = open(f"{out}/sdpa/plan.txt").read().split()
+# CHECK-NEXT: fused attention: attention_bwd_delta_b2_s64_kv2x2_d16_hhhhfhhhh attention_bwd_dkdv_b2_s64_kv2x2_d16_hhhhfhhhh attention_bwd_dq_b2_s64_kv2x2_d16_hhhhfhhhh attention_fwd_b2_s64_kv2x2_d16_hhhhf
+print("fused attention:", " ".join(sorted({w for w in words
+                                           if w.startswith("attention_")})))
