@@ -2,7 +2,7 @@
 on another, so that a graph traced with PyTorch 2.x and transformers
 compiles where the compiler is built.
 
-A graph file is one NumPy archive (`.npz`):
+A graph file is one compressed NumPy archive (`.npz`):
   graph.json       the FX graph's nodes in order (name, op, target,
                    arguments, result shapes and dtypes, stack trace) and
                    the step's signature (state names, inputs, gradients)
@@ -131,7 +131,7 @@ def save(trace, path, references=True):
     arrays["graph.json"] = np.frombuffer(json.dumps(header).encode(),
                                          dtype=np.uint8)
     with open(path, "wb") as f:
-        np.savez(f, **arrays)
+        np.savez_compressed(f, **arrays)
 
 
 class Meta:

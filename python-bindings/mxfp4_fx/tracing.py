@@ -32,7 +32,9 @@ def _decomposition_table(decompose):
     table = {}
     wanted = {str(op) for op in decompose}
     for op, fn in torch._decomp.decomposition_table.items():
-        if str(op.overloadpacket) in wanted and op._overloadname == "default":
+        packet = getattr(op, "overloadpacket", None)  # not a HigherOrderOperator
+        if packet is not None and str(packet) in wanted and \
+                op._overloadname == "default":
             table[op] = fn
     return table
 
