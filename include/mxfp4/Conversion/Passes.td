@@ -271,21 +271,18 @@ def ConvertLinalgMatmulToNVGPUPass
   let description = [{
     Every `linalg.matmul` and `linalg.batch_matmul` on f32 (or bf16 input)
     buffers, in any transposition its indexing maps express, becomes one
-    `gpu.launch` of a 128 x 128 block GEMM on Hopper's warpgroup MMAs. Each
-    operand is first packed by a launch of its own into the layout of its
-    shared-memory stages (every 128-row tile and K step of 16 as 4 KiB of
-    K-major core matrices, rounded to bf16 ties-to-even, zero-padded), a
-    copy that GEMMs reading an unchanged buffer the same way share. In the
-    GEMM, thread 0 bulk-copies (`cp.async.bulk`) each step's two stages into
-    one of five buffers under mbarriers, four steps ahead, and two warpgroups
-    multiply them with `wgmma.mma_async` (m64n128k16) into f32 accumulators,
-    releasing each buffer on a second mbarrier once their next MMA is
-    issued. These are the numerics of PyTorch's bf16 autocast, not the f32
-    of the CPU path. A GEMM whose output was just zero-filled overwrites it
-    (the fill or the copy of shared zeros is dropped). Contractions it does
-    not cover (non-unit innermost strides, contiguous extents that are not
-    multiples of 32, odd N, other element types) are left for
-    `convert-linalg-to-gpu-launch`.
+    `gpu.launch` of a 128 x 128 block GEMM on Hopper's warpgroup MMAs:
+    f32 operands are first rounded to bf16 (ties to even) into copies that
+    GEMMs reading an unchanged buffer share; per K step of 32 each thread
+    moves 8-element chunks of both operands into a two-stage K-major
+    shared-memory pipeline (`stmatrix.trans` transposes operands whose
+    rows are contiguous), while `wgmma.mma_async` (m64n128k16, two
+    warpgroups) multiplies the other stage into f32 accumulators. These are
+    the numerics of PyTorch's bf16 autocast, not the f32 of the CPU path. A
+    GEMM whose output was just zero-filled overwrites it (the fill or the
+    copy of shared zeros is dropped). Contractions it does not cover
+    (non-unit innermost strides, contiguous extents that are not multiples
+    of 32, odd N, other element types) are left for `convert-linalg-to-gpu-launch`.
 
     Example:
 
@@ -297,23 +294,14 @@ def ConvertLinalgMatmulToNVGPUPass
         ins(%x, %w : memref<2048x256xf32>, memref<768x256xf32>)
         outs(%y : memref<2048x768xf32>)
     // After (abridged)
-    %xp = memref.alloc() : memref<524288xbf16>
-    gpu.launch ... {  // pack %x: 8 elements a work-item
-      ... vector.load %x[...] : memref<2048x256xf32>, vector<8xf32>
-      ... vector.store ... %xp[...] : memref<524288xbf16>, vector<8xbf16>
-    }
-    %wp = memref.alloc() : memref<196608xbf16>
-    gpu.launch ... { ... }  // pack %w
     gpu.launch blocks(%bx, %by, %bz) in (%g = %c96, %b = %c1, %z = %c1)
                threads(%tx, %ty, %tz) in (%t = %c256, ...)
-               workgroup(%stages : memref<20480xbf16, #gpu.address_space<workgroup>>,
-                         %barriers : memref<10xi64, #gpu.address_space<workgroup>>) {
-      ... nvvm.cp.async.bulk.shared.cluster.global ... (five stages)
-      %r = scf.for %s = %first to %last step %c1 iter_args(...) {
-        ... nvvm.mbarrier.try_wait.parity ...
+               workgroup(%sa : memref<10752xbf16, #gpu.address_space<workgroup>>,
+                         %sb : memref<10752xbf16, #gpu.address_space<workgroup>>) {
+      %r = scf.for %s = %c0 to %c8 step %c1 iter_args(...) {
         ... nvvm.wgmma.mma_async ... <m = 64, n = 128, k = 16> ...
-        ... nvvm.wgmma.wait.group.sync.aligned 1 ...
-        ... nvvm.mbarrier.arrive ... nvvm.cp.async.bulk.shared.cluster.global ...
+        ... vector.store ... %sa[...] : ..., vector<8xbf16> ...
+        ... nvvm.wgmma.wait.group.sync.aligned 0 ... gpu.barrier
       }
       ... vector.store ... %y[...] : memref<2048x768xf32>, vector<2xf32>
       gpu.terminator

@@ -7,31 +7,20 @@
 //
 // The training step's high-precision GEMMs (linear layers outside the MXFP4
 // recipe's reach, attention's QK^T and PV, and their gradients) are
-// linalg.matmul / linalg.batch_matmul on f32 or bf16 buffers, in any of the
+// linalg.matmul / linalg.batch_matmul on f32 buffers, in any of the
 // transpositions their indexing maps allow. The generic lowering gives them
 // one work-item per output element; here each becomes a `gpu.launch` of a
-// 128 x 128 block GEMM on Hopper's warpgroup MMAs (WarpgroupMma.h) with f32
-// accumulation: PyTorch's bf16 autocast numerics.
+// 128 x 128 block GEMM on Hopper's warpgroup MMAs (WarpgroupMma.h): f32
+// operands are first rounded (ties to even) into bf16 copies, shared by the
+// GEMMs that read an unchanged buffer; every K step of 32 moves 8 bf16 a
+// thread per chunk into a two-stage shared-memory pipeline (K-major;
+// `stmatrix.trans` transposes operands whose rows are contiguous) while
+// `wgmma.mma_async` multiplies the other stage with f32 accumulation:
+// PyTorch's bf16 autocast numerics.
 //
-// Each operand is first packed, by a launch of its own, into the layout its
-// shared-memory stages have: for every 128-row tile and K step of 16, 4 KiB
-// of K-major core matrices (no swizzle), rounded to bf16 (ties to even) and
-// zero-padded past the operand's rows and K. A packed operand is shared by
-// the GEMMs that read an unchanged buffer the same way. The GEMM then needs
-// no address arithmetic, bounds checks or transposes in its main loop:
-// thread 0 bulk-copies (`cp.async.bulk`, the async proxy wgmma reads) each
-// step's A and B stages into one of five buffers, kStages - 1 steps ahead,
-// under an mbarrier that their bytes complete; the two warpgroups (64 rows of
-// C each) wait on it, issue their MMA and, once the next step's is issued,
-// release the buffer on a second mbarrier that thread 0 waits on before
-// refilling it. No block barrier is needed after the setup. The copies
-// replace the register-staged loads that a K step of 32 and a block barrier
-// a step bound at 0.4x cuBLAS; packing costs a pass over each operand, which
-// a producer could write directly (not done).
-//
-// Contractions this kernel does not cover (a non-unit innermost stride, a
-// contiguous extent that is not a multiple of 32, an odd N, other element
-// types) are left to the generic lowering.
+// Contractions this kernel does not cover (a non-unit innermost stride,
+// sizes that are not multiples of 32, other element types) are left to the
+// generic lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -182,124 +171,49 @@ static bool takeZeroInit(Operation *op, Value out) {
   return true;
 }
 
-/// The packed operand layout: every 128-row tile of an operand, K step by
-/// K step of 16, as the wgmma stage it becomes in shared memory (K-major,
-/// no swizzle: 16 groups of 8 rows, each two 8 x 8 core matrices of 128
-/// contiguous bytes), 4 KiB a stage, zeros past the operand's rows and K:
-/// [batch][row tile][K step][group][core matrix][row][8].
-constexpr int64_t kPackK = 16;
-constexpr int64_t kStageElements = kTile * kPackK;
-constexpr int64_t kStageBytes = kStageElements * 2;
-/// Stages of A and B in flight: five of 8 KiB, with their barriers, stay
-/// under the 48 KiB of static shared memory, and two blocks share an SM.
-constexpr int64_t kStages = 5;
-
-/// An operand's packed copy (the layout above) and how it was read.
-struct PackedOperand {
-  Value memref; // 1-D bf16
-  int64_t rowTiles = 0, kSteps = 0;
-  bool batched = false;
-};
-
-/// Packs `l` (rows x K of `c`, f32 or bf16, any transposition) into a new
-/// buffer, rounding f32 to bf16 (ties to even): the GEMM then reads each
-/// stage as one bulk copy.
-static PackedOperand emitPack(OpBuilder &b, Location loc,
-                              const LinalgContraction &c,
-                              const ContractionOperand &l, int64_t rows) {
-  PackedOperand p;
-  p.rowTiles = llvm::divideCeil(rows, kTile);
-  p.kSteps = llvm::divideCeil(c.k, kPackK);
-  p.batched = l.batchDim >= 0;
-  int64_t batches = p.batched ? c.batch : 1;
-  int64_t elements = batches * p.rowTiles * p.kSteps * kStageElements;
-  p.memref = memref::AllocOp::create(
-      b, loc, MemRefType::get({elements}, b.getBF16Type()));
+/// A bf16 copy of an f32 buffer, made by one launch (8 elements a thread):
+/// the GEMMs read operands at half the bytes (the same rounding as rounding
+/// on load), and an activation several GEMMs read is rounded once.
+static Value emitBF16Copy(OpBuilder &b, Location loc, Value src) {
+  auto type = cast<MemRefType>(src.getType());
+  Value dst = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), b.getBF16Type()));
   KernelBuilder kb(b, loc, BoundsMode::guarded);
   OpBuilder::InsertionGuard guard(b);
-  auto type = cast<MemRefType>(l.memref.getType());
-  auto chunkType = VectorType::get({8}, type.getElementType());
-  auto bf16Type = VectorType::get({8}, b.getBF16Type());
-  // The 8 elements of `l` from (batch, row, k) along its innermost
-  // dimension, as bf16; zeros where out of range (the innermost extent is
-  // a multiple of 32: a chunk is all in or all out).
-  auto loadChunk = [&](Value batch, Value row, Value k) {
-    Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
-    Value zero = kb.idx(0);
-    SmallVector<Value> at(type.getRank());
-    if (l.batchDim >= 0)
-      at[l.batchDim] = batch;
-    at[l.rowDim] = kb.select(valid, row, zero);
-    at[l.kDim] = kb.select(valid, k, zero);
-    Value v = vector::LoadOp::create(b, loc, chunkType, l.memref, at);
-    if (type.getElementType().isF32())
-      v = arith::TruncFOp::create(b, loc, bf16Type, v);
-    return kb.select(valid, v,
-                     arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16Type))
-                         .getResult());
-  };
-  auto store = [&](Value chunk, Value offset) {
-    vector::StoreOp::create(b, loc, chunk, p.memref, ValueRange{offset},
-                            /*nontemporal=*/false, llvm::MaybeAlign(16));
-  };
-  if (l.kInnermost()) {
-    // A work-item a core-matrix row: 8 consecutive K of one row, read as
-    // one chunk, written 16 bytes after the previous work-item's.
-    Value id = openItemLaunch(kb, elements / 8, kBlockThreads);
-    Value r = kb.rem(id, 8), cm = kb.rem(kb.div(id, 8), 2);
-    Value g = kb.rem(kb.div(id, 16), kTile / 8);
-    Value stage = kb.div(id, 16 * (kTile / 8));
-    Value ks = kb.rem(stage, p.kSteps);
-    Value rt = kb.rem(kb.div(stage, p.kSteps), p.rowTiles);
-    Value batch = kb.div(stage, p.kSteps * p.rowTiles);
-    Value row = kb.add(kb.mul(rt, kTile), kb.add(kb.mul(g, 8), r));
-    Value k = kb.add(kb.mul(ks, kPackK), kb.mul(cm, 8));
-    store(loadChunk(batch, row, k), kb.mul(id, 8));
-    return p;
+  Value id = openItemLaunch(kb, type.getNumElements() / 8, kBlockThreads);
+  // The multi-index of element 8 * id; the innermost extent is a multiple
+  // of 8 (of 32, for a covered contraction), so the 8 share a row.
+  SmallVector<Value> at(type.getRank());
+  Value rest = kb.mul(id, 8);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    at[d] = d ? kb.rem(rest, type.getDimSize(d)) : rest;
+    rest = kb.div(rest, type.getDimSize(d));
   }
-  // Rows contiguous: a work-item a core matrix, read as 8 chunks of 8 rows
-  // (one a K) and transposed in registers.
-  Value id = openItemLaunch(kb, elements / 64, kBlockThreads);
-  Value cm = kb.rem(id, 2);
-  Value g = kb.rem(kb.div(id, 2), kTile / 8);
-  Value stage = kb.div(id, 2 * (kTile / 8));
-  Value ks = kb.rem(stage, p.kSteps);
-  Value rt = kb.rem(kb.div(stage, p.kSteps), p.rowTiles);
-  Value batch = kb.div(stage, p.kSteps * p.rowTiles);
-  Value row0 = kb.add(kb.mul(rt, kTile), kb.mul(g, 8));
-  Value k0 = kb.add(kb.mul(ks, kPackK), kb.mul(cm, 8));
-  SmallVector<Value> columns;
-  for (int64_t j = 0; j < 8; ++j)
-    columns.push_back(loadChunk(batch, row0, kb.add(k0, j)));
-  for (int64_t r = 0; r < 8; ++r) {
-    SmallVector<Value> line;
-    for (int64_t j = 0; j < 8; ++j)
-      line.push_back(vector::ExtractOp::create(b, loc, columns[j], r));
-    store(vector::FromElementsOp::create(b, loc, bf16Type, line),
-          kb.add(kb.mul(id, 64), r * 8));
-  }
-  return p;
+  Value x = vector::LoadOp::create(b, loc, VectorType::get({8}, b.getF32Type()),
+                                   src, at);
+  Value h =
+      arith::TruncFOp::create(b, loc, VectorType::get({8}, b.getBF16Type()), x);
+  vector::StoreOp::create(b, loc, h, dst, at, /*nontemporal=*/false,
+                          llvm::MaybeAlign(16));
+  return dst;
 }
 
 namespace {
 
-/// The packed copies of a function's GEMM operands, reused while the source
+/// The bf16 copies of a function's GEMM operands, reused while the source
 /// is not written.
-class PackedOperands {
+class BF16Copies {
 public:
-  /// `l`'s packed copy for the GEMM `op`, made before `op` unless an
-  /// earlier copy of the same reading is still current.
-  PackedOperand get(OpBuilder &b, Operation *op, const LinalgContraction &c,
-                    const ContractionOperand &l, int64_t rows) {
-    Key key{l.memref, l.batchDim, l.rowDim, l.kDim};
-    auto it = copies.find(key);
-    if (it != copies.end() &&
-        unchangedSince(l.memref, it->second.second, op))
-      return it->second.first;
+  /// The bf16 copy of `memref` for the GEMM `op`, made before `op` unless
+  /// an earlier copy is still current.
+  Value get(OpBuilder &b, Operation *op, Value memref) {
+    auto it = copies.find(memref);
+    if (it != copies.end() && unchangedSince(memref, it->second.made, op))
+      return it->second.bf16;
     b.setInsertionPoint(op);
-    PackedOperand p = emitPack(b, op->getLoc(), c, l, rows);
-    copies[key] = {p, p.memref.getDefiningOp()};
-    return p;
+    Value bf16 = emitBF16Copy(b, op->getLoc(), memref);
+    copies[memref] = {bf16, bf16.getDefiningOp()};
+    return bf16;
   }
 
 private:
@@ -317,17 +231,22 @@ private:
            });
   }
 
-  using Key = std::tuple<Value, int64_t, int64_t, int64_t>;
-  DenseMap<Key, std::pair<PackedOperand, Operation *>> copies;
+  struct Copy {
+    Value bf16;
+    Operation *made;
+  };
+  DenseMap<Value, Copy> copies;
 };
+
+} // namespace
+
+namespace {
 
 /// Emits one contraction's launch.
 class GemmEmitter {
 public:
-  GemmEmitter(OpBuilder &b, Location loc, const LinalgContraction &c,
-              PackedOperand a, PackedOperand bOperand)
-      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c), a(a),
-        bPacked(bOperand) {}
+  GemmEmitter(OpBuilder &b, Location loc, const LinalgContraction &c)
+      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c) {}
 
   void emit();
 
@@ -337,19 +256,21 @@ private:
   /// The memref indices of (batch, row, k) of `l`.
   SmallVector<Value> indices(const ContractionOperand &l, Value batch,
                              Value row, Value k);
-  /// The global byte address (i64) of stage `step` of row tile `rowTile`
-  /// of `p` (whose buffer starts at `base`).
-  Value stageAddress(const PackedOperand &p, Value base, Value batch,
-                     Value rowTile, Value step);
-  /// The wgmma descriptor of the packed stage at element `element` of the
-  /// workgroup buffer `stages`.
-  Value descriptor(Value stages, Value element);
+  /// Where chunk `i` (0 or 1) of this thread lies in an operand's stage: the
+  /// (row, k) of its first element in the tile; 8 elements along K if the
+  /// operand is K-contiguous, else along the rows.
+  std::pair<Value, Value> chunkOrigin(bool kContiguous, int64_t i);
+  /// This thread's two chunks of `l`'s stage at (row0, k0), zeros outside.
+  SmallVector<Value> loadChunks(const ContractionOperand &l, int64_t rows,
+                                Value batch, Value row0, Value k0);
+  /// Stores chunks from `loadChunks` into `stage` of `tile`.
+  void storeChunks(ArrayRef<Value> chunks, bool kContiguous,
+                   const CoreMatrixTile &tile, Value stage);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
   const LinalgContraction &c;
-  PackedOperand a, bPacked;
 };
 
 } // namespace
@@ -364,31 +285,56 @@ SmallVector<Value> GemmEmitter::indices(const ContractionOperand &l,
   return idx;
 }
 
-Value GemmEmitter::stageAddress(const PackedOperand &p, Value base,
-                                Value batch, Value rowTile, Value step) {
-  Value tile = p.batched ? kb.add(kb.mul(batch, p.rowTiles), rowTile) : rowTile;
-  Value stage = kb.add(kb.mul(tile, p.kSteps), step);
-  Type i64 = b.getI64Type();
-  Value bytes = arith::MulIOp::create(
-      b, loc, arith::IndexCastUIOp::create(b, loc, i64, stage),
-      arith::ConstantIntOp::create(b, loc, i64, kStageBytes));
-  return arith::AddIOp::create(b, loc, base, bytes);
+std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
+  // A warp's chunk is 8 rows x 32 K (K-contiguous: four lanes read a row's
+  // 64 bytes) or 8 K x 32 rows (four lanes read a K row's 64 bytes, one
+  // stmatrix.trans stores them); the 16 chunks of a 128 x 32 stage go two
+  // to a warp.
+  Value tid = kb.threadId();
+  Value lane = kb.rem(tid, 32);
+  Value chunk = kb.add(kb.mul(kb.div(tid, 32), 2), i);
+  if (kContiguous)
+    return {kb.add(kb.mul(chunk, 8), kb.div(lane, 4)),
+            kb.mul(kb.rem(lane, 4), 8)};
+  return {kb.add(kb.mul(kb.div(chunk, 4), 32), kb.mul(kb.rem(lane, 4), 8)),
+          kb.add(kb.mul(kb.rem(chunk, 4), 8), kb.div(lane, 4))};
 }
 
-Value GemmEmitter::descriptor(Value stages, Value element) {
-  Value address = sharedAddress(kb, stages, element);
-  Type i64 = b.getI64Type();
-  Value a64 = arith::IndexCastUIOp::create(b, loc, i64, address);
-  auto constant = [&](uint64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i64, v);
-  };
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
-      constant(4));
-  // Core matrices adjacent in K 128 bytes apart, 8-row groups 256.
-  uint64_t leading = 128 >> 4, stride = 256 >> 4;
-  return arith::OrIOp::create(b, loc, start,
-                              constant((leading << 16) | (stride << 32)));
+SmallVector<Value> GemmEmitter::loadChunks(const ContractionOperand &l,
+                                           int64_t rows, Value batch,
+                                           Value row0, Value k0) {
+  auto vecType = VectorType::get({8}, b.getBF16Type());
+  Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+  SmallVector<Value> chunks;
+  for (int64_t i = 0; i < 2; ++i) {
+    auto [row, k] = chunkOrigin(l.kInnermost(), i);
+    row = kb.add(row0, row);
+    k = kb.add(k0, k);
+    Value valid = kb.andI(kb.lt(row, rows), kb.lt(k, c.k));
+    Value zero = kb.idx(0);
+    SmallVector<Value> at = indices(l, batch, kb.select(valid, row, zero),
+                                    kb.select(valid, k, zero));
+    Value v =
+        vector::LoadOp::create(b, loc, vecType, l.memref, at,
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+    chunks.push_back(kb.select(valid, v, zeros));
+  }
+  return chunks;
+}
+
+void GemmEmitter::storeChunks(ArrayRef<Value> chunks, bool kContiguous,
+                              const CoreMatrixTile &tile, Value stage) {
+  for (auto [i, chunk] : llvm::enumerate(chunks)) {
+    auto [row, k] = chunkOrigin(kContiguous, i);
+    if (kContiguous) {
+      storeRowChunk(kb, tile, stage, row, k, chunk);
+      continue;
+    }
+    // The warp's block starts at the rows of lane 0 and the K of lane 0.
+    Value rowBase = kb.mul(kb.div(row, 32), 32);
+    Value kBase = kb.mul(kb.div(k, 8), 8);
+    storeTransposedBlock(kb, tile, stage, rowBase, kBase, chunk);
+  }
 }
 
 /// True if every pair of adjacent columns of `memref` starts 8-byte aligned.
@@ -404,116 +350,81 @@ static bool pairsAligned(Value memref) {
 
 void GemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
-  int64_t tilesM = a.rowTiles, tilesN = bPacked.rowTiles;
-  // Splits count K steps of 32, as the tensor cores' K order has always
-  // been cut: a split's range is whole pairs of packed stages.
-  auto [splits, stepsPerSplit32] =
-      splitK(tilesM * tilesN * c.batch, llvm::divideCeil(c.k, 32),
-             2 * kMultiprocessors);
-  int64_t stepsPerSplit = 2 * stepsPerSplit32, steps = a.kSteps;
+  int64_t tilesM = (c.m + kTile - 1) / kTile,
+          tilesN = (c.n + kTile - 1) / kTile;
+  int64_t steps = (c.k + kWgStepK - 1) / kWgStepK;
+  // Split K when the tiles cannot fill the device: each split sums a range
+  // of K steps into a slice of a workspace, and a second launch adds the
+  // slices to the output in split order. Two blocks of 256 threads fit an
+  // SM.
+  auto [splits, stepsPerSplit] =
+      splitK(tilesM * tilesN * c.batch, steps, 2 * kMultiprocessors);
   Value workspace;
   if (splits > 1)
     workspace = memref::AllocOp::create(
         b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
   Value one = kb.idx(1);
+  Type bf16 = b.getBF16Type();
   auto launch = gpu::LaunchOp::create(
       b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
       kb.idx(kBlockThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
       /*asyncTokenType=*/Type(), /*asyncDependencies=*/ValueRange(),
-      TypeRange{workgroupBuffer(ctx, kStages * 2 * kStageElements,
-                                b.getBF16Type()),
-                workgroupBuffer(ctx, 2 * kStages, b.getI64Type())});
+      TypeRange{
+          workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16),
+          workgroupBuffer(ctx, CoreMatrixTile::elements(kTile, 2), bf16)});
   OpBuilder::InsertionGuard guard(b);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
-  one = kb.idx(1);
-  Value stages = launch.getWorkgroupAttributions()[0];
-  Value barriers = launch.getWorkgroupAttributions()[1];
-  // Barriers 0 .. kStages - 1: a buffer's two copies landed ("full");
-  // kStages .. 2 kStages - 1: both warpgroups' MMAs read it ("empty").
-  // Each completes a phase at two arrivals.
-  initBarriers(kb, barriers, SmallVector<int64_t>(2 * kStages, 2));
+  CoreMatrixTile aTile{launch.getWorkgroupAttributions()[0], kTile};
+  CoreMatrixTile bTile{launch.getWorkgroupAttributions()[1], kTile};
 
   Value tid = launch.getThreadIds().x;
   Value batch = launch.getBlockIds().y;
   Value split = launch.getBlockIds().z;
-  Value first = kb.mul(split, stepsPerSplit);
-  Value last = kb.min(kb.add(first, stepsPerSplit), kb.idx(steps));
-  Value rowTileA = kb.div(launch.getBlockIds().x, tilesN);
-  Value rowTileB = kb.rem(launch.getBlockIds().x, tilesN);
-  Value m0 = kb.mul(rowTileA, kTile), n0 = kb.mul(rowTileB, kTile);
+  Value firstStep = kb.mul(split, stepsPerSplit);
+  Value lastStep = kb.min(kb.add(firstStep, stepsPerSplit), kb.idx(steps));
+  Value m0 = kb.mul(kb.div(launch.getBlockIds().x, tilesN), kTile);
+  Value n0 = kb.mul(kb.rem(launch.getBlockIds().x, tilesN), kTile);
   // Two warpgroups, each 64 rows of C by all 128 columns.
   Value wgRow = kb.mul(kb.div(tid, 128), 64);
-  Value aBase = globalByteAddress(kb, a.memref);
-  Value bBase = globalByteAddress(kb, bPacked.memref);
-  Value producer = kb.lt(tid, 1);
 
-  // Buffer `buffer` (index) gets stage `step` of A and of B.
-  auto copyStage = [&](Value buffer, Value step) {
-    Value element = kb.mul(buffer, 2 * kStageElements);
-    bulkCopyToShared(kb, barriers, buffer, stages, element,
-                     stageAddress(a, aBase, batch, rowTileA, step),
-                     kStageBytes);
-    bulkCopyToShared(kb, barriers, buffer, stages,
-                     kb.add(element, kStageElements),
-                     stageAddress(bPacked, bBase, batch, rowTileB, step),
-                     kStageBytes);
+  auto load = [&](Value step) {
+    Value k0 = kb.mul(step, kWgStepK);
+    SmallVector<Value> chunks = loadChunks(c.a, c.m, batch, m0, k0);
+    chunks.append(loadChunks(c.b, c.n, batch, n0, k0));
+    return chunks;
   };
-  // Thread 0 fills every buffer, then refills each as both warpgroups
-  // release it: kStages - 1 stages ahead of the MMAs.
-  kb.when(producer, [&] {
-    for (int64_t i = 0; i < kStages; ++i)
-      kb.when(kb.lt(kb.add(first, i), last),
-              [&] { copyStage(kb.idx(i), kb.add(first, i)); });
-  });
-  auto parity = [&](Value local) {
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                      kb.rem(kb.div(local, kStages), 2));
+  auto store = [&](ArrayRef<Value> chunks, Value stage) {
+    storeChunks(chunks.take_front(2), c.a.kInnermost(), aTile, stage);
+    storeChunks(chunks.drop_front(2), c.b.kInnermost(), bTile, stage);
+    fenceSharedForMma(kb);
   };
-  auto loop = scf::ForOp::create(b, loc, first, last, one,
-                                 ValueRange{zeroAccumulators(kb, kTile)});
+  // Two stages: the MMAs of one run while the threads store the next, whose
+  // global loads were issued a step earlier.
+  store(load(firstStep), kb.idx(0));
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
+  inits.append(load(kb.add(firstStep, 1)));
+  auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one, inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
     Value s = loop.getInductionVar();
-    Value local = arith::SubIOp::create(b, loc, s, first);
-    Value buffer = kb.rem(local, kStages);
-    waitOnBarrier(kb, barriers, buffer, parity(local));
-    Value element = kb.mul(buffer, 2 * kStageElements);
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    Value acc = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, loop.getRegionIterArgs()[0].getType(),
-        loop.getRegionIterArgs()[0],
-        descriptor(stages, kb.add(element, kb.mul(wgRow, kPackK))),
-        descriptor(stages, kb.add(element, kStageElements)),
-        NVVM::MMAShapeAttr::get(ctx, 64, kTile, 16), NVVM::WGMMATypes::bf16,
-        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
-        NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-        NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
-        /*satfinite=*/nullptr);
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    // The previous stage's MMAs are done: each warpgroup's leader releases
-    // its buffer, and thread 0 refills it kStages stages later.
-    waitWarpgroupMmas(kb, /*pending=*/1);
-    kb.when(kb.lt(kb.idx(0), local), [&] {
-      Value previous = arith::SubIOp::create(b, loc, local, one);
-      Value released = kb.rem(previous, kStages);
-      kb.when(kb.lt(kb.rem(tid, 128), 1), [&] {
-        arriveOnBarrier(kb, barriers, kb.add(released, kStages));
-      });
-      Value refill = kb.add(kb.add(first, previous), kStages);
-      kb.when(kb.andI(producer, kb.lt(refill, last)), [&] {
-        waitOnBarrier(kb, barriers, kb.add(released, kStages),
-                      parity(previous));
-        copyStage(released, refill);
-      });
-    });
-    scf::YieldOp::create(b, loc, acc);
+    auto carried = loop.getRegionIterArgs();
+    Value stage = kb.rem(arith::SubIOp::create(b, loc, s, firstStep), 2);
+    Value acc = issueWarpgroupMmas(kb, aTile, wgRow, bTile, kb.idx(0), kTile,
+                                   stage, carried[0]);
+    // The last step stores past the end into the idle stage: harmless.
+    store(SmallVector<Value>(carried.drop_front()),
+          arith::SubIOp::create(b, loc, one, stage));
+    SmallVector<Value> results = {acc};
+    results.append(load(kb.add(s, 2)));
+    waitWarpgroupMmas(kb);
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, results);
   }
-  // The epilogue reads the accumulators.
-  waitWarpgroupMmas(kb);
   Value acc = loop.getResult(0);
   llvm::MaybeAlign pairAlign(pairsAligned(c.c.memref) ? 8 : 4);
   forEachWarpgroupAccumulatorPair(
@@ -589,15 +500,14 @@ struct ConvertLinalgMatmulToNVGPUPass
         found.push_back({op, *c});
     });
     OpBuilder b(&getContext());
-    PackedOperands packed;
+    BF16Copies copies;
     for (auto &[op, contraction] : found) {
       contraction.overwrite = takeZeroInit(op, contraction.c.memref);
-      PackedOperand a =
-          packed.get(b, op, contraction, contraction.a, contraction.m);
-      PackedOperand bOperand =
-          packed.get(b, op, contraction, contraction.b, contraction.n);
+      for (ContractionOperand *l : {&contraction.a, &contraction.b})
+        if (cast<MemRefType>(l->memref.getType()).getElementType().isF32())
+          l->memref = copies.get(b, op, l->memref);
       b.setInsertionPoint(op);
-      GemmEmitter(b, op.getLoc(), contraction, a, bOperand).emit();
+      GemmEmitter(b, op.getLoc(), contraction).emit();
       op->erase();
     }
   }

@@ -179,13 +179,10 @@ void sm90::fenceSharedForMma(KernelBuilder &kb) {
 }
 
 /// Barrier `index` of `barriers` as a shared-memory pointer.
-static Value barrier(KernelBuilder &kb, Value barriers, Value index) {
+static Value barrier(KernelBuilder &kb, Value barriers, int64_t index) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(
       kb.builder(), kb.location(), barriers);
-  return sharedPointer(kb, kb.add(base, kb.mul(index, 8)));
-}
-static Value barrier(KernelBuilder &kb, Value barriers, int64_t index) {
-  return barrier(kb, barriers, kb.idx(index));
+  return sharedPointer(kb, kb.add(base, 8 * index));
 }
 
 static Value i32Constant(KernelBuilder &kb, int64_t v) {
@@ -206,21 +203,12 @@ void sm90::initBarriers(KernelBuilder &kb, Value barriers,
 }
 
 void sm90::arriveOnBarrier(KernelBuilder &kb, Value barriers, int64_t index) {
-  arriveOnBarrier(kb, barriers, kb.idx(index));
-}
-
-void sm90::arriveOnBarrier(KernelBuilder &kb, Value barriers, Value index) {
   NVVM::MBarrierArriveOp::create(kb.builder(), kb.location(),
                                  kb.builder().getI64Type(),
                                  barrier(kb, barriers, index), Value());
 }
 
 void sm90::waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
-                         Value parity) {
-  waitOnBarrier(kb, barriers, kb.idx(index), parity);
-}
-
-void sm90::waitOnBarrier(KernelBuilder &kb, Value barriers, Value index,
                          Value parity) {
   // The suspend-time hint CUTLASS uses (ns).
   NVVM::MBarrierTryWaitParityOp::create(kb.builder(), kb.location(),
@@ -229,12 +217,6 @@ void sm90::waitOnBarrier(KernelBuilder &kb, Value barriers, Value index,
 }
 
 void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
-                            Value dest, Value element, Value source,
-                            int64_t bytes) {
-  bulkCopyToShared(kb, barriers, kb.idx(index), dest, element, source, bytes);
-}
-
-void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, Value index,
                             Value dest, Value element, Value source,
                             int64_t bytes) {
   OpBuilder &b = kb.builder();
@@ -254,30 +236,6 @@ void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, Value index,
           .getResult());
   NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
       b, loc, cluster, global, bar, i32Constant(kb, bytes), Value(), Value());
-}
-
-Value sm90::globalByteAddress(KernelBuilder &kb, Value memref) {
-  OpBuilder &b = kb.builder();
-  Location loc = kb.location();
-  MLIRContext *ctx = b.getContext();
-  // The descriptor convert-gpu-to-nvvm gives a kernel's memref (32-bit
-  // index): the cast folds away against its own materialization.
-  auto type = cast<MemRefType>(memref.getType());
-  Type i32 = b.getI32Type();
-  auto pointer = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> fields = {pointer, pointer, i32};
-  if (int64_t rank = type.getRank()) {
-    fields.push_back(LLVM::LLVMArrayType::get(i32, rank));
-    fields.push_back(LLVM::LLVMArrayType::get(i32, rank));
-  }
-  auto descriptorType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  Value descriptor =
-      UnrealizedConversionCastOp::create(b, loc, descriptorType, memref)
-          .getResult(0);
-  Value aligned = LLVM::ExtractValueOp::create(b, loc, descriptor, 1);
-  Value global = LLVM::AddrSpaceCastOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 1), aligned);
-  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), global);
 }
 
 void sm90::forEachWarpgroupAccumulatorPair(

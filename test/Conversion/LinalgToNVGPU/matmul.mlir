@@ -1,37 +1,30 @@
 // RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-linalg-matmul-to-nvgpu,cse))" | FileCheck %s
 
-// A linear layer's GEMM (weights [out, in]): each operand is packed (K
-// contiguous: a core-matrix row of 8 K a work-item, rounded to bf16) into
-// 4 KiB wgmma stages, which thread 0 bulk-copies into five buffers under
-// mbarriers; each K step of 16 waits for its buffer, issues one warpgroup
-// MMA and waits for the previous step's, whose buffer is then released and
-// refilled five steps ahead. The accumulators are added to the output in
-// pairs.
+// A linear layer's GEMM (weights [out, in]): each f32 operand is first
+// rounded to a bf16 copy (8 elements a thread), then K contiguous in both
+// operands, 8 elements a thread and chunk into two core-matrix stages,
+// warpgroup MMAs, the accumulators added to the output in pairs.
 // CHECK-LABEL: func.func @linear
-// CHECK: %[[XP:.*]] = memref.alloc() : memref<131072xbf16>
+// CHECK: %[[XH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1)
 // CHECK: vector.load %{{.*}} : memref<512x256xf32>, vector<8xf32>
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
-// CHECK: vector.store %{{.*}}, %[[XP]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
-// CHECK: %[[WP:.*]] = memref.alloc() : memref<131072xbf16>
+// CHECK: vector.store %{{.*}}, %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<8xbf16>
+// CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: gpu.launch
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
-// CHECK-SAME: workgroup(%{{.*}} : memref<20480xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10xi64, #gpu.address_space<workgroup>>)
-// CHECK-COUNT-10: nvvm.mbarrier.init %{{.*}}, %c2_i32
-// CHECK: builtin.unrealized_conversion_cast %[[XP]] : memref<131072xbf16> to !llvm.struct<(ptr, ptr, i32, array<1 x i32>, array<1 x i32>)>
-// CHECK: builtin.unrealized_conversion_cast %[[WP]]
-// CHECK-COUNT-10: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c4096_i32
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<10752xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<10752xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %[[XH]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<512x256xbf16>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<10752xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: scf.for
-// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: nvvm.mbarrier.arrive
-// CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.cp.async.bulk.shared.cluster.global
-// CHECK: scf.yield
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: vector.store %{{.*}}, %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<10752xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.barrier
+// CHECK: scf.yield
 // CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
 // CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-NOT: linalg.matmul
@@ -43,18 +36,14 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 
 // -----
 
-// Attention's P V (batched, V's rows contiguous): V is packed a core
-// matrix a work-item, eight chunks of 8 rows transposed in registers; N = 64
-// is padded to a 128-row tile of zeros.
+// Attention's P V (batched, V's rows contiguous): stmatrix.trans stores the
+// B tile K-major.
 // CHECK-LABEL: func.func @pv
-// CHECK: memref.alloc() : memref<4194304xbf16>
 // CHECK: gpu.launch
-// CHECK: memref.alloc() : memref<1048576xbf16>
 // CHECK: gpu.launch
-// CHECK-COUNT-8: vector.load %{{.*}} : memref<16x512x64xf32>, vector<8xf32>
-// CHECK-COUNT-8: vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1)
-// CHECK-SAME: workgroup(%{{.*}} : memref<20480xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10xi64, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<10752xbf16, #gpu.address_space<workgroup>>)
+// CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
   linalg.batch_matmul ins(%p, %v : memref<16x512x512xf32>, memref<16x512x64xf32>) outs(%o : memref<16x512x64xf32>)
   return
@@ -157,14 +146,14 @@ func.func @in_place(%x: memref<512x256xf32>, %w: memref<512x256xf32>) -> memref<
 
 // -----
 
-// Two GEMMs reading one activation (q and k projections) share its packed
+// Two GEMMs reading one activation (q and k projections) share its bf16
 // copy; once the activation is written again, the next GEMM makes a new
 // one.
 // CHECK-LABEL: func.func @shared_copy
-// CHECK-COUNT-1: memref.alloc() : memref<131072xbf16>
-// CHECK-NOT: memref.alloc() : memref<131072xbf16>
+// CHECK-COUNT-1: memref.alloc() : memref<512x256xbf16>
+// CHECK-NOT: memref.alloc() : memref<512x256xbf16>
 // CHECK: linalg.fill
-// CHECK: memref.alloc() : memref<131072xbf16>
+// CHECK: memref.alloc() : memref<512x256xbf16>
 func.func @shared_copy(%x: memref<512x256xf32>, %wq: memref<256x256xbf16>, %wk: memref<256x256xbf16>, %q: memref<512x256xf32>, %k: memref<512x256xf32>, %k2: memref<512x256xf32>) {
   %one = arith.constant 1.0 : f32
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]

@@ -107,16 +107,13 @@ void fenceSharedForMma(KernelBuilder &kb);
 void initBarriers(KernelBuilder &kb, Value barriers,
                   ArrayRef<int64_t> arrivals);
 
-/// This thread's arrival on barrier `index` (a constant or an index value).
+/// This thread's arrival on barrier `index`.
 void arriveOnBarrier(KernelBuilder &kb, Value barriers, int64_t index);
-void arriveOnBarrier(KernelBuilder &kb, Value barriers, Value index);
 
 /// Waits until the phase of barrier `index` with parity `parity` (i32, 0 or
 /// 1) has completed. A fresh barrier counts the phase before its first as
 /// complete.
 void waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
-                   Value parity);
-void waitOnBarrier(KernelBuilder &kb, Value barriers, Value index,
                    Value parity);
 
 /// This thread's arrival on barrier `index`, announcing `bytes`, and the
@@ -125,14 +122,6 @@ void waitOnBarrier(KernelBuilder &kb, Value barriers, Value index,
 /// buffer `dest`, which completes them.
 void bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
                       Value dest, Value element, Value source, int64_t bytes);
-void bulkCopyToShared(KernelBuilder &kb, Value barriers, Value index,
-                      Value dest, Value element, Value source, int64_t bytes);
-
-/// The global byte address (i64) of the first element of `memref`, a buffer
-/// in the default memory space that a kernel reads (a launch operand): its
-/// descriptor's aligned pointer, which the 32-bit index of kernel code
-/// cannot hold.
-Value globalByteAddress(KernelBuilder &kb, Value memref);
 
 /// Calls `body(row, col, pair)` for each pair of adjacent accumulators of
 /// the m64nN tile `acc` (columns col, col + 1 of row `row`, vector<2xf32>)
