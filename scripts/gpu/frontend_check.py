@@ -70,7 +70,7 @@ for t in range(steps):
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), opt["clip_norm"])
     adamw.step()
-    reference.append(float(loss))
+    reference.append(loss.item())
 
 print(f"frontend: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
       f"{steps} steps of {batch} x {window} tokens")
