@@ -8,7 +8,13 @@ a small English-like corpus (test/Tools/mxfp4-run/Inputs/make_corpus.py).
 scripts/gpu/frontend_check.py trains both on the GPU and compares their
 loss curves with PyTorch's own training of the same module.
 
-Usage: frontend_cases.py OUT_DIR
+With GRAPH (a graph file of scripts/gpu/trace_transformers.py, e.g. its
+llama-curve.npz: transformers' own LlamaForCausalLM of the same shape,
+traced under PyTorch 2.x), the step is that graph's and the run starts from
+its traced weights; frontend_check.py then trains transformers' module on
+PyTorch's side.
+
+Usage: frontend_cases.py OUT_DIR [GRAPH]
 """
 import json
 import os
@@ -48,20 +54,36 @@ batches = torch.stack([torch.stack([data[s:s + WINDOW] for s in row])
                        for row in starts])
 os.remove(corpus)
 
+graph = sys.argv[2] if len(sys.argv) > 2 else None
 torch.manual_seed(0)
-model = LlamaForCausalLM(**MODEL)
+model = None if graph else LlamaForCausalLM(**MODEL)
 for recipe in ("bf16", "fp4-all-dht16"):
-    step = mxfp4.compile_training_step(
-        model, (batches[0],), causal_lm_loss, recipe=recipe, target="sm_90a",
-        out_dir=os.path.join(out, recipe), optimizer=OPTIMIZER)
+    options = dict(recipe=recipe, target="sm_90a",
+                   out_dir=os.path.join(out, recipe), optimizer=OPTIMIZER)
+    if graph:
+        step = mxfp4.compile_graph_file(graph, **options)
+    else:
+        step = mxfp4.compile_training_step(model, (batches[0],),
+                                           causal_lm_loss, **options)
     for unused in ("kernels.mlir", "kernels.ptx", "host.so"):
         os.remove(os.path.join(out, recipe, unused))
-step.export_run(os.path.join(out, "run"), batches, seed=0,
-                model="hf_llama-" + "x".join(str(v) for v in MODEL.values()))
+name = "transformers-" + step.source.module_type if graph else \
+    "hf_llama-" + "x".join(str(v) for v in MODEL.values())
+step.export_run(os.path.join(out, "run"), batches, seed=0, model=name)
 kernels = open(os.path.join(out, "fp4-all-dht16", "plan.txt")).read()
 fused = sorted({w for w in kernels.split() if w.startswith("attention_")})
-json.dump({"model": MODEL, "optimizer": OPTIMIZER, "steps": STEPS},
-          open(os.path.join(out, "config.json"), "w"), indent=2)
-print(f"frontend: {sum(p.numel() for p in model.parameters())} parameters, "
+# With a graph file, PyTorch's side is transformers' module of the traced
+# shape (trace_transformers.py's CURVE configuration).
+config = {"model": MODEL, "optimizer": OPTIMIZER, "steps": STEPS}
+if graph:
+    config["transformers"] = dict(
+        vocab_size=256, max_position_embeddings=1024, rms_norm_eps=1e-5,
+        use_cache=False, attention_dropout=0.0, hidden_size=256,
+        intermediate_size=704, num_hidden_layers=4, num_attention_heads=8,
+        num_key_value_heads=4, tie_word_embeddings=False)
+json.dump(config, open(os.path.join(out, "config.json"), "w"), indent=2)
+parameters = sum(v.size for v in step.source.state.values()) if graph else \
+    sum(p.numel() for p in model.parameters())
+print(f"frontend: {parameters} parameters, "
       f"{STEPS} steps of {BATCH} x {WINDOW} tokens, recipes bf16 and "
       f"fp4-all-dht16; fused attention kernels: {', '.join(fused) or 'none'}")

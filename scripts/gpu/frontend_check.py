@@ -50,7 +50,27 @@ for recipe in ("bf16", "fp4-all-dht16"):
     curves[recipe] = losses_of(os.path.join(folder, "out", "metrics.jsonl"))
 
 torch.manual_seed(0)
-model = LlamaForCausalLM(**config["model"]).cuda()
+if "transformers" in config:
+    # transformers' own module (a graph file traced it): logits from its
+    # output, the same causal loss.
+    import transformers
+    tf_config = transformers.LlamaConfig(**config["transformers"])
+    tf_config._attn_implementation = config["model"].get(
+        "attn_implementation", "sdpa")
+    hf = transformers.LlamaForCausalLM(tf_config).cuda()
+
+    class Logits(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, ids):
+            return self.inner(ids).logits
+    model = hf
+    forward = Logits(hf)
+else:
+    model = LlamaForCausalLM(**config["model"]).cuda()
+    forward = model
 state = dict(model.named_parameters())
 with torch.no_grad():
     for i, name in enumerate(names):
@@ -65,7 +85,7 @@ for t in range(steps):
     adamw.zero_grad(set_to_none=True)
     ids = batches[t].cuda()
     with torch.autocast("cuda", dtype=torch.bfloat16):
-        logits = model(ids)
+        logits = forward(ids)
     loss = causal_lm_loss(logits.float(), ids)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), opt["clip_norm"])

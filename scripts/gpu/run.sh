@@ -55,7 +55,9 @@ if [ -n "$name" ]; then
    echo "host.so: $name: trained weights bit-identical to the plan's") || host=1
 fi
 python3 scripts/gpu/compare.py gpu-check
-if [ -d gpu-check/frontend ]; then
-  python3 scripts/gpu/frontend_check.py /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run gpu-check/frontend || host=1
-fi
+for frontend in gpu-check/frontend gpu-check/frontend-transformers; do
+  if [ -d "$frontend" ]; then
+    python3 scripts/gpu/frontend_check.py /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run "$frontend" || host=1
+  fi
+done
 exit $host

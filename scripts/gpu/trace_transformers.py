@@ -8,7 +8,7 @@ pure Python) and writes graph files that compile here
                           loss and gradients as references (for
                           test/python/Inputs/, checked by
                           test/python/torch_graph_file.py)
-  llama-curve.npz         the GPU check's model (scripts/gpu/
+  llama-curve-sdpa.npz    the GPU check's model (scripts/gpu/
                           frontend_cases.py's shape: 4 layers, dim 256,
                           8/4 heads, ffn 704), 8 x 256 tokens, initial
                           weights of seed 0, no references
@@ -70,8 +70,8 @@ print(f"torch {torch.__version__}, transformers {transformers.__version__}")
 failed = 0
 for name, shape, batch, references in [
         ("tiny-eager", TINY, (2, 32), True), ("tiny-sdpa", TINY, (2, 32), True),
-        ("curve", CURVE, (8, 256), False)]:
-    attn = name.split("-")[1] if "-" in name else "eager"
+        ("curve-sdpa", CURVE, (8, 256), False)]:
+    attn = name.split("-")[1]
     try:
         model = model_of(attn, **shape)
         ids = torch.randint(0, 256, batch,
