@@ -55,6 +55,17 @@ if [ -n "$name" ]; then
    echo "host.so: $name: trained weights bit-identical to the plan's") || host=1
 fi
 python3 scripts/gpu/compare.py gpu-check
+# The CUDA runtime survives kill -9 (test/Tools/mxfp4-run/Inputs/kill_resume.py,
+# as the CPU trainer and the HIP runtime do in CI): the first training case,
+# checkpointing every step, killed at 8 random moments and resumed, ends
+# with the uninterrupted run's model and optimizer files byte for byte.
+if [ -n "$name" ]; then
+  rm -rf /tmp/mxfp4-kill-resume
+  (cd "gpu-check/$name" &&
+   python3 "$OLDPWD/test/Tools/mxfp4-run/Inputs/kill_resume.py" /tmp/mxfp4-kill-resume 8 7 -- \
+     /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train plan.txt kernels.cubin \
+     --run=run --checkpoint-every=1) || host=1
+fi
 for frontend in gpu-check/frontend gpu-check/frontend-transformers; do
   if [ -d "$frontend" ]; then
     python3 scripts/gpu/frontend_check.py /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run "$frontend" || host=1
