@@ -27,13 +27,14 @@ fuzzfailed=$(grep -cE '^FAIL: ' "$fuzzlog")
 [ "$fuzzstatus" -eq 0 ] || [ "$fuzzfailed" -gt 0 ] || fuzzfailed=1
 failed=$((failed + fuzzfailed))
 
-# The LLVM-free runtimes under ASan and UBSan, through their lit tests.
+# The LLVM-free runtimes under ASan and UBSan, through their lit tests, and
+# the unit tests with the project's libraries under both (one line a binary).
 sanlog="$build/sanitize.log"
 bash "$root/scripts/sanitize.sh" > "$sanlog" 2>&1
 sanstatus=$?
 sanpassed=$(grep -cE '^(PASS|XFAIL): ' "$sanlog")
 sanfailed=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT): ' "$sanlog")
-grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT|PASS): ' "$sanlog" | sed 's/^\([A-Z]*\): /\1: (ASan+UBSan runtimes) /'
+grep -E '^(FAIL|XPASS|UNRESOLVED|TIMEOUT|PASS): ' "$sanlog" | sed 's/^\([A-Z]*\): /\1: (ASan+UBSan) /'
 [ "$sanstatus" -eq 0 ] || [ "$sanfailed" -gt 0 ] || { tail -30 "$sanlog"; sanfailed=1; }
 passed=$((passed + sanpassed))
 failed=$((failed + sanfailed))
