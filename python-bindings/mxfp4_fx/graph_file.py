@@ -20,6 +20,8 @@ import json
 
 import numpy as np
 
+from .signature import StepSignature
+
 FORMAT = "mxfp4-fx-graph"
 VERSION = 1
 
@@ -154,7 +156,7 @@ class Node:
         return self.name
 
 
-class GraphFile:
+class GraphFile(StepSignature):
     """A graph file read back. `nodes` in order; `constant(target)`,
     `state` {name: array}, `inputs` [array], `references` [array] (empty
     when the file has none); `names`, `frozen`, `buffers`, `input_grads`
@@ -243,14 +245,6 @@ class GraphFile:
                        for i in range(len(header["inputs"]))]
         self.references = [entry(f"ref/{i}")
                            for i in range(header["references"])]
-
-    @property
-    def state_names(self):
-        return self.names + self.frozen + self.buffers
-
-    @property
-    def grad_names(self):
-        return self.names + [f"input{i}" for i in self.input_grads]
 
     def constant(self, target):
         """The tensor the graph captured as constant `target`."""

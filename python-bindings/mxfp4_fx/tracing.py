@@ -11,6 +11,7 @@ from torch.fx.experimental import proxy_tensor
 import torch._decomp
 
 from .attention import sdpa_as_composites
+from .signature import StepSignature
 
 aten = torch.ops.aten
 
@@ -75,7 +76,7 @@ def aliases(module):
     return found
 
 
-class Trace:
+class Trace(StepSignature):
     """A traced training step. `graph_module` computes
     `(loss, *gradients)` from `(*state, *inputs)`, where the state is the
     trainable parameters (`names`), then `frozen` parameters and `buffers`;
@@ -90,14 +91,6 @@ class Trace:
         self.inputs = inputs
         self.input_grads = input_grads
         self.module_type = type(module).__name__
-
-    @property
-    def state_names(self):
-        return self.names + self.frozen + self.buffers
-
-    @property
-    def grad_names(self):
-        return self.names + [f"input{i}" for i in self.input_grads]
 
     def state(self):
         """{name: tensor} of the module's current parameters and buffers."""
