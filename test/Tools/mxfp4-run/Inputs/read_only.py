@@ -1,10 +1,13 @@
 """Runs a command that cannot write into DIR (its files stay readable) and
-exits with its status. As root, which writes anywhere, the command runs as
-the unprivileged user `nobody` over DIR (owned by root, mode 0755); else
-DIR's write permission is taken away for the command's run.
+exits with its status: DIR's write permission is taken away for the run.
+Root writes anywhere through CAP_DAC_OVERRIDE, so as root the command also
+runs without it (and without CAP_DAC_READ_SEARCH), dropped from its
+capability bounding set: it stays root, so every path it reads stays
+readable wherever the tree lives.
 
     read_only.py DIR -- COMMAND...
 """
+import ctypes
 import os
 import stat
 import subprocess
@@ -12,20 +15,21 @@ import sys
 
 folder = sys.argv[1]
 command = sys.argv[sys.argv.index("--") + 1:]
-mode = stat.S_IMODE(os.stat(folder).st_mode)
-if os.geteuid() == 0:
-    os.chmod(folder, 0o755)
-    nobody = 65534
+PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
 
-    def drop():
-        os.setgroups([])
-        os.setgid(nobody)
-        os.setuid(nobody)
-    status = subprocess.run(command, preexec_fn=drop).returncode
-else:
-    os.chmod(folder, mode & ~0o222)
-    try:
-        status = subprocess.run(command).returncode
-    finally:
-        os.chmod(folder, mode)
+
+def drop():
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+mode = stat.S_IMODE(os.stat(folder).st_mode)
+os.chmod(folder, mode & ~0o222)
+try:
+    status = subprocess.run(
+        command, preexec_fn=drop if os.geteuid() == 0 else None).returncode
+finally:
+    os.chmod(folder, mode)
 sys.exit(status)
