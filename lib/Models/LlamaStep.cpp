@@ -276,8 +276,10 @@ OwningOpRef<ModuleOp>
 mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
                                   const LlamaConfig &config,
                                   ArrayRef<StringRef> functions) {
+  // @apply_step is built only when asked for (data-parallel compiles).
   auto wanted = [&](StringRef name) {
-    return functions.empty() || llvm::is_contained(functions, name);
+    return (functions.empty() && name != "apply_step") ||
+           llvm::is_contained(functions, name);
   };
   loadLlamaStepDialects(context);
   Location loc = NameLoc::get(StringAttr::get(&context, "llama." + config.name));
@@ -341,5 +343,32 @@ mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
     return step.trainStep(slice(args, 0, n), slice(args, n, n),
                           slice(args, 2 * n, n), args[3 * n], args[3 * n + 1]);
   });
+
+  // @apply_step: @train_step's optimizer alone, on gradients (and a loss)
+  // that come from outside, the data-parallel ranks' averages.
+  if (wanted("apply_step")) {
+    SmallVector<Type> inputs;
+    for (int k = 0; k < 4; ++k)
+      llvm::append_range(inputs, paramTypes);
+    inputs.push_back(scalarType);
+    inputs.push_back(b.getI64Type());
+    auto func = func::FuncOp::create(b, loc, "apply_step",
+                                     b.getFunctionType(inputs, stepResults));
+    for (auto [i, p] : llvm::enumerate(params))
+      func.setArgAttr(i, kParameterAttrName, b.getStringAttr(p.name));
+    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
+    Block *entry = func.addEntryBlock();
+    OpBuilder body = OpBuilder::atBlockBegin(entry);
+    auto args = entry->getArguments();
+    SmallVector<bool> decay;
+    for (const LlamaParameter &param : params)
+      decay.push_back(param.isMatrix);
+    func::ReturnOp::create(
+        body, loc,
+        buildAdamWStep(body, loc, getAdamWConfig(config), args[4 * n],
+                       slice(args, 3 * n, n), slice(args, 0, n),
+                       slice(args, n, n), slice(args, 2 * n, n), decay,
+                       args[4 * n + 1]));
+  }
   return module;
 }

@@ -34,7 +34,7 @@ static std::string getUsage(const Tool &tool) {
       "[--back-to-back [--batches=N]] [--profile] [--time-json=FILE]" +
       target + "\n       " + n + " train PLAN " + code +
       " --run=DIR --out=DIR [--steps=N] "
-      "[--checkpoint-every=N] [--resume] [--recipe=NAME]" +
+      "[--checkpoint-every=N] [--resume] [--recipe=NAME] [--gpus=N]" +
       target + "\n       " + n +
       " study --recipes=DIR,DIR... --runs=DIR[,DIR...] "
       "--out=DIR [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]" +
@@ -54,7 +54,7 @@ static const std::map<std::string, std::set<std::string>> flags = {
       "--back-to-back", "--batches=", "--profile", "--time-json="}},
     {"train",
      {"--host=", "--run=", "--out=", "--steps=", "--checkpoint-every=",
-      "--resume", "--recipe="}},
+      "--resume", "--recipe=", "--gpus="}},
     {"study",
      {"--recipes=", "--runs=", "--out=", "--steps=", "--checkpoint-every=",
       "--dnc-threshold="}},
@@ -165,6 +165,8 @@ Options parseOptions(int argc, char **argv, const Tool &tool) {
       o.resume = true;
     else if (flag == "--recipe=")
       o.recipe = value;
+    else if (flag == "--gpus=")
+      o.gpus = count("--gpus", value), o.dataParallel = true;
     else if (flag == "--dnc-threshold=")
       o.dncThreshold = fraction("--dnc-threshold", value);
     else if (flag == "--recipes=")
@@ -199,6 +201,10 @@ Options parseOptions(int argc, char **argv, const Tool &tool) {
     require(!o.recipeDirs.empty(), "--recipes=DIR,...");
     require(!o.runDirs.empty(), "--runs=DIR,...");
   }
+  if (o.gpus == 0)
+    fail("--gpus=N needs N at least 1");
+  if (o.gpus > 1024)
+    fail("--gpus=" + std::to_string(o.gpus) + ": at most 1024 ranks");
   if (o.backToBack && o.repeat == 0)
     fail("--back-to-back needs timed calls: --repeat=N with N at least 1");
   if (o.batches != 1 && !o.backToBack)

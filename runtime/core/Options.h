@@ -60,6 +60,11 @@ struct Options {
   std::vector<std::string> recipeDirs, runDirs;
   int64_t steps = 0, checkpointEvery = 0;
   bool resume = false;
+  /// train: data-parallel over this many GPUs, one process each (Launch.h);
+  /// 1 with no --gpus.
+  uint64_t gpus = 1;
+  /// Whether --gpus was given (even as 1: the data-parallel path on one GPU).
+  bool dataParallel = false;
   // study: the DNC rule's threshold over the baseline's final loss.
   double dncThreshold = mlir::mxfp4::kDefaultDncThreshold;
 };

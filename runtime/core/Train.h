@@ -21,12 +21,16 @@
 #ifndef MXFP4_RUNTIME_CORE_TRAIN_H
 #define MXFP4_RUNTIME_CORE_TRAIN_H
 
+#include "Collective.h"
 #include "Compiled.h"
 #include "Device.h"
 #include "Failure.h"
+#include "Options.h"
 #include "TrainingRun.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace mlir::mxfp4::runtime {
@@ -43,6 +47,12 @@ struct TrainOptions {
   int64_t checkpointEvery = 0;
   /// Continue from outDir/checkpoint.
   bool resume = false;
+  /// Data-parallel training: this process's rank (null: one GPU, with
+  /// @train_step). Each rank computes @loss_and_grads on its rows of the
+  /// global batch, the loss and gradients are averaged over the ranks and
+  /// every rank applies them with @apply_step (`mxfp4-run compile
+  /// --ranks=N`); only rank 0 writes the output folder and prints.
+  Communicator *comm = nullptr;
 };
 
 /// The failure of a run that diverged, after its metrics, plot and the
@@ -54,8 +64,11 @@ struct Divergence : Failure {
 };
 
 /// Fails unless the plan's @train_step (and @loss, if the run evaluates)
-/// take the run's parameters and batches; needs no GPU.
-void checkTrainable(const Compiled &compiled, const TrainingRun &run);
+/// take the run's parameters and batches; with `ranks` (data-parallel
+/// training), its @loss_and_grads, @apply_step and @loss instead, on
+/// 1/ranks of each batch. Needs no GPU.
+void checkTrainable(const Compiled &compiled, const TrainingRun &run,
+                    int ranks = 0);
 
 /// Trains `run` with the plan functions of `compiled`, whose code object is
 /// loaded as `module`; throws Divergence if the run diverges. Fails before
@@ -63,6 +76,16 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run);
 /// resident state and @train_step's temporaries (Device::memoryInfo).
 void train(Device &cu, void *module, const Compiled &compiled,
            const TrainingRun &run, const TrainOptions &options);
+
+/// A driver's `train` command: checks the compile against the run (no GPU
+/// needed), opens GPU 0 with `open` and trains. With --gpus=N it starts N
+/// ranks (Launch.h) and waits for them; in a rank that a launcher started
+/// it opens the rank's GPU, joins the job through `collectiveLibrary`
+/// (Collective.h) and trains its part.
+void runTrainCommand(char **argv, const Options &options,
+                     const Compiled &compiled, const TrainingRun &run,
+                     const std::function<std::unique_ptr<Device>(int)> &open,
+                     const std::string &collectiveLibrary);
 
 } // namespace mlir::mxfp4::runtime
 

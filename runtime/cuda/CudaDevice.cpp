@@ -60,15 +60,18 @@ void CudaDevice::check(CUresult status, const std::string &call) {
   fail(call + " failed: " + name + " (" + std::to_string(status) + ")");
 }
 
-CudaDevice::CudaDevice() {
+CudaDevice::CudaDevice(int ordinal) {
   load();
   check(init(0), "cuInit");
   int devices = 0;
   check(deviceGetCount(&devices), "cuDeviceGetCount");
   if (devices == 0)
     fail("no CUDA device");
+  if (ordinal >= devices)
+    fail("no CUDA device " + std::to_string(ordinal) + ": this machine has " +
+         std::to_string(devices) + " (one rank a GPU)");
   int device = 0;
-  check(deviceGet(&device, 0), "cuDeviceGet");
+  check(deviceGet(&device, ordinal), "cuDeviceGet");
   void *context = nullptr;
   check(primaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
   check(ctxSetCurrent(context), "cuCtxSetCurrent");

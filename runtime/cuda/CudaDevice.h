@@ -28,7 +28,8 @@ class CudaDevice : public Device {
 public:
   /// Opens the driver, resolves every entry point and makes device 0's
   /// primary context current.
-  CudaDevice();
+  /// Opens GPU `ordinal` (a data-parallel rank's; 0 otherwise).
+  explicit CudaDevice(int ordinal = 0);
   CudaDevice(const CudaDevice &) = delete;
   CudaDevice &operator=(const CudaDevice &) = delete;
 

@@ -9,7 +9,7 @@
 //       --output=@y.npy [--repeat=N] [--back-to-back [--batches=N]]
 //       [--time-json=FILE] [--profile]
 //   mxfp4-cuda-run train PLAN CUBIN --run=DIR --out=DIR [--steps=N]
-//       [--checkpoint-every=N] [--resume] [--recipe=NAME]
+//       [--checkpoint-every=N] [--resume] [--recipe=NAME] [--gpus=N]
 //   mxfp4-cuda-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] --out=DIR
 //       [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F]
 //   mxfp4-cuda-run check-weights --run=DIR          (no GPU needed)
@@ -29,7 +29,8 @@
 // exec calls one function (Exec.h); train trains from a run exported by
 // `mxfp4-run train --export-gpu-run` as the CPU trainer would (Train.h);
 // study trains compiled recipes on exported runs and tabulates them
-// (Study.h); check-weights compares the runtime's initial weights with the
+// (Study.h), with --gpus=N data-parallel over N GPUs through NCCL
+// (libnccl.so.2, or MXFP4_NCCL_LIBRARY; Launch.h); check-weights compares the runtime's initial weights with the
 // CPU trainer's.
 //
 //===----------------------------------------------------------------------===//
@@ -66,20 +67,19 @@ static int run(int argc, char **argv) {
   std::unique_ptr<Compiled> compiled =
       o.hostPath.empty() ? std::make_unique<Compiled>(o.planPath, o.cubinPath)
                          : std::make_unique<Compiled>(o.hostPath);
-  TrainingRun trainingRun;
   if (o.command == "train") {
-    trainingRun = readTrainingRun(o.runDir);
-    checkTrainable(*compiled, trainingRun);
-  } else {
-    compiled->program(o.function);
+    runTrainCommand(
+        argv, o, *compiled, readTrainingRun(o.runDir),
+        [](int ordinal) -> std::unique_ptr<Device> {
+          return std::make_unique<CudaDevice>(ordinal);
+        },
+        "libnccl.so.2");
+    return 0;
   }
+  compiled->program(o.function);
   CudaDevice cu;
   void *module = cu.loadModule(compiled->codeObject(), compiled->codeObjectOrigin());
-  if (o.command == "exec")
-    exec(cu, module, *compiled, o);
-  else
-    train(cu, module, *compiled, trainingRun,
-          {o.outDir, o.recipe, o.steps, o.checkpointEvery, o.resume});
+  exec(cu, module, *compiled, o);
   return 0;
 }
 

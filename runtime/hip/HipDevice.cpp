@@ -95,7 +95,7 @@ void HipDevice::check(hipError_t status, const std::string &call,
   fail(message);
 }
 
-HipDevice::HipDevice(const HipLibrary &library) {
+HipDevice::HipDevice(const HipLibrary &library, int ordinal) {
   load(library);
   hipError_t status = init(0);
   check(status, "hipInit",
@@ -110,10 +110,15 @@ HipDevice::HipDevice(const HipLibrary &library) {
     fail(std::string("no HIP device: hipGetDeviceCount found 0 devices; is "
                      "the amdgpu kernel driver loaded and /dev/kfd accessible "
                      "(render/video group)?"));
-  check(setDevice(0), "hipSetDevice(0)");
+  if (ordinal >= devices)
+    fail("no HIP device " + std::to_string(ordinal) + ": " +
+         library.displayName + " has " + std::to_string(devices) +
+         " (one rank a GPU)");
+  std::string device = std::to_string(ordinal);
+  check(setDevice(ordinal), "hipSetDevice(" + device + ")");
   char name[256] = {};
-  check(deviceGetName(name, sizeof(name) - 1, 0), "hipDeviceGetName");
-  deviceName = name[0] ? name : "HIP device 0";
+  check(deviceGetName(name, sizeof(name) - 1, ordinal), "hipDeviceGetName");
+  deviceName = name[0] ? name : "HIP device " + device;
 }
 
 void *HipDevice::loadModule(const void *image, const std::string &origin) {

@@ -42,7 +42,8 @@ class HipDevice : public Device {
 public:
   /// Opens the first of `library.paths`, resolves every entry point,
   /// initializes HIP and selects device 0.
-  explicit HipDevice(const HipLibrary &library);
+  /// Opens GPU `ordinal` (a data-parallel rank's; 0 otherwise).
+  explicit HipDevice(const HipLibrary &library, int ordinal = 0);
   HipDevice(const HipDevice &) = delete;
   HipDevice &operator=(const HipDevice &) = delete;
 

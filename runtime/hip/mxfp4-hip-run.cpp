@@ -9,7 +9,8 @@
 //       --input=5 --output=@y.npy [--repeat=N] [--back-to-back [--batches=N]]
 //       [--time-json=FILE] [--profile] [--target=T]
 //   mxfp4-hip-run train PLAN KERNELS --run=DIR --out=DIR [--steps=N]
-//       [--checkpoint-every=N] [--resume] [--recipe=NAME] [--target=T]
+//       [--checkpoint-every=N] [--resume] [--recipe=NAME] [--gpus=N]
+//       [--target=T]
 //   mxfp4-hip-run study --recipes=DIR,DIR... --runs=DIR[,DIR...] --out=DIR
 //       [--steps=N] [--checkpoint-every=N] [--dnc-threshold=F] [--target=T]
 //   mxfp4-hip-run check-weights --run=DIR          (no GPU needed)
@@ -21,7 +22,10 @@
 // .so.6) and takes the compile's kernels.hsaco; --target=gfx950-emulator
 // loads the emulated HIP runtime ($MXFP4_EMULATED_HIP, else
 // ../lib/libmxfp4-emulated-hip.so beside this executable), which runs each
-// launch on the gfx950 emulator, and takes kernels.mlir. Standard C++ only.
+// launch on the gfx950 emulator, and takes kernels.mlir. train --gpus=N
+// trains data-parallel through RCCL (librccl.so, or MXFP4_NCCL_LIBRARY;
+// on the emulator the stand-in libmxfp4-emulated-rccl.so beside the
+// emulated HIP runtime; Launch.h). Standard C++ only.
 // Every failure is a message and exit status 1.
 //
 //===----------------------------------------------------------------------===//
@@ -98,21 +102,27 @@ static int run(int argc, char **argv) {
   // The compile and the run first: they need no GPU, and tell their errors
   // without one.
   Compiled compiled(o.planPath, o.cubinPath);
-  TrainingRun trainingRun;
   if (o.command == "train") {
-    trainingRun = readTrainingRun(o.runDir);
-    checkTrainable(compiled, trainingRun);
-  } else {
-    compiled.program(o.function);
+    // RCCL, or its stand-in beside the emulated HIP runtime.
+    std::string collectives = "librccl.so";
+    if (o.target == "gfx950-emulator")
+      collectives = (std::filesystem::path(library.paths.front())
+                         .parent_path() /
+                     "libmxfp4-emulated-rccl.so")
+                        .string();
+    runTrainCommand(
+        argv, o, compiled, readTrainingRun(o.runDir),
+        [library](int ordinal) -> std::unique_ptr<Device> {
+          return std::make_unique<HipDevice>(library, ordinal);
+        },
+        collectives);
+    return 0;
   }
+  compiled.program(o.function);
   HipDevice hip(library);
   void *module =
       hip.loadModule(compiled.codeObject(), compiled.codeObjectOrigin());
-  if (o.command == "exec")
-    exec(hip, module, compiled, o);
-  else
-    train(hip, module, compiled, trainingRun,
-          {o.outDir, o.recipe, o.steps, o.checkpointEvery, o.resume});
+  exec(hip, module, compiled, o);
   return 0;
 }
 

@@ -4,7 +4,8 @@
 # compiled for sm_90a (plan.txt, kernels.cubin), random inputs and the CPU
 # path's results — in gpu-check/ (untracked, inside the repo so it travels
 # to the GPU machine). Then, on the GPU machine: bash scripts/gpu/run.sh
-# CASES=quantize,gemm,... and BENCH=NAME_PREFIX,... prepare a subset: the
+# CASES=quantize,gemm,...,frontend,data-parallel and BENCH=NAME_PREFIX,...
+# prepare a subset: the
 # whole check is large (tens of MiB of inputs), so it can be prepared and run
 # in parts.
 set -euo pipefail
@@ -24,5 +25,26 @@ case ",${CASES:-frontend}," in
                     scripts/gpu/frontend_cases.py "$out/frontend-transformers" \
                     "$FRONTEND_GRAPH"
                 fi ;;
+esac
+# Data-parallel training (group `data-parallel`): the micro step compiled
+# for one GPU (c1, @train_step) and for 1 and 2 ranks (c2, c3: --ranks), and
+# a 20-step run; run.sh trains c1, then c2 with --gpus=1 and, with two GPUs
+# or more, c3 with --gpus=2, and compares their metrics.
+case ",${CASES:-frontend}," in
+  *,data-parallel,*)
+    dp="$out/data-parallel" && mkdir -p "$dp"
+    /usr/bin/python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c.update(total_steps=20, warmup_steps=2); json.dump(c, open(sys.argv[2], 'w'))" \
+      test/Tools/mxfp4-run/Inputs/micro.json "$dp/micro.json"
+    /usr/bin/python3 test/Tools/mxfp4-run/Inputs/make_corpus.py "$dp/corpus.txt"
+    build/bin/mxfp4-run compile --preset="$dp/micro.json" --recipe=fp4-all-dht16 \
+      --target=sm_90a --out-dir="$dp/c1"
+    for ranks in 1 2; do
+      build/bin/mxfp4-run compile --preset="$dp/micro.json" --recipe=fp4-all-dht16 \
+        --target=sm_90a --ranks=$ranks --out-dir="$dp/c$((ranks + 1))"
+    done
+    build/bin/mxfp4-run train --preset="$dp/micro.json" --recipe=fp4-all-dht16 \
+      --data="$dp/corpus.txt" --tokenizer=byte --seed=5 --eval-every=5 \
+      --eval-batches=1 --export-gpu-run="$dp/run" > /dev/null
+    rm -f "$dp/corpus.txt" "$dp"/c*/kernels.mlir "$dp"/c*/kernels.ptx "$dp"/c*/host.so ;;
 esac
 echo "now run 'bash scripts/gpu/run.sh' (checks) and 'bash scripts/gpu/bench.sh' (benchmarks) on the GPU machine"

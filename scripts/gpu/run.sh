@@ -66,6 +66,26 @@ if [ -n "$name" ]; then
      /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train plan.txt kernels.cubin \
      --run=run --checkpoint-every=1) || host=1
 fi
+# Data-parallel training through NCCL (PyTorch's wheel ships libnccl.so.2):
+# one GPU's @train_step against --gpus=1 and, where there are two GPUs,
+# --gpus=2 of the same run, metrics within 1e-3 relative.
+dp=gpu-check/data-parallel
+if [ -d "$dp" ]; then
+  export MXFP4_NCCL_LIBRARY="${MXFP4_NCCL_LIBRARY:-$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2> /dev/null || echo libnccl.so.2)}"
+  rm -rf /tmp/mxfp4-dp && mkdir -p /tmp/mxfp4-dp
+  gpus=$(nvidia-smi -L | wc -l)
+  (/tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train $dp/c1/plan.txt $dp/c1/kernels.cubin \
+     --run=$dp/run --out=/tmp/mxfp4-dp/one | tail -2 &&
+   for ranks in 1 2; do
+     [ "$gpus" -ge $ranks ] || { echo "data-parallel: --gpus=$ranks skipped ($gpus GPU)"; continue; }
+     c=$dp/c$((ranks + 1))
+     /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train $c/plan.txt $c/kernels.cubin \
+       --run=$dp/run --out=/tmp/mxfp4-dp/gpus$ranks --gpus=$ranks --checkpoint-every=5 | tail -2 &&
+     echo "data-parallel: --gpus=$ranks against one GPU's @train_step:" &&
+     python3 test/Integration/gfx950-emulator/Inputs/compare_metrics.py \
+       /tmp/mxfp4-dp/one/metrics.jsonl /tmp/mxfp4-dp/gpus$ranks/metrics.jsonl 1e-3 || exit 1
+   done) || host=1
+fi
 for frontend in gpu-check/frontend gpu-check/frontend-transformers; do
   if [ -d "$frontend" ]; then
     python3 scripts/gpu/frontend_check.py /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run "$frontend" || host=1

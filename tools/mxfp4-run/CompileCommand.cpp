@@ -7,6 +7,7 @@
 //
 //   mxfp4-run compile --preset=tiny [--recipe=fp4-all-dht16] [-o step.mlir]
 //   mxfp4-run compile --preset=pilot --target=gfx950 --step-model=step.json
+//   mxfp4-run compile --preset=pilot --target=sm_90a --ranks=2 --out-dir=DIR
 //
 // Builds the Llama training step of a preset or JSON config and writes it as
 // MLIR (after the recipe, if one is given), for mxfp4-opt, `mxfp4-run exec`
@@ -54,6 +55,15 @@ static cl::opt<std::string> compileFile(
     cl::Positional, cl::Optional,
     cl::desc("[<file.mlir>] (default: the Llama step of --preset)"),
     cl::sub(compileCommand), cl::cat(compileCategory));
+static cl::opt<int64_t> compileRanks(
+    "ranks",
+    cl::desc("Compile the preset's step for data-parallel training on N "
+             "GPUs (mxfp4-cuda-run/mxfp4-hip-run train --gpus=N): each "
+             "rank's @loss_and_grads and @loss take batch_size / N sequences, "
+             "and @apply_step (the optimizer alone) applies the gradients "
+             "averaged over the ranks; no @train_step"),
+    cl::value_desc("N"), cl::init(0), cl::sub(compileCommand),
+    cl::cat(compileCategory));
 enum class CompileTarget { mlir, gfx950, sm90a };
 static cl::opt<CompileTarget> compileTarget(
     "target", cl::desc("What to produce"),
@@ -236,6 +246,9 @@ int mlir::mxfp4::runCompileCommand() {
   auto fail = reportError;
   std::string text, name;
   int64_t tokensPerStep = 0;
+  if (!compileFile.empty() && compileRanks.getNumOccurrences())
+    return fail(llvm::createStringError(
+        "--ranks is for a preset's step, not for a .mlir file"));
   if (!compileFile.empty()) {
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(compileFile);
     if (!buffer)
@@ -257,8 +270,18 @@ int mlir::mxfp4::runCompileCommand() {
     llvm::Expected<LlamaConfig> config = loadLlamaConfig(compilePreset);
     if (!config)
       return fail(config.takeError());
+    llvm::SmallVector<llvm::StringRef> functions;
+    if (compileRanks.getNumOccurrences()) {
+      if (compileRanks < 1 || config->batchSize % compileRanks != 0)
+        return fail(llvm::createStringError(llvm::formatv(
+            "--ranks={0}: the preset's batch of {1} sequences does not split "
+            "evenly over {0} ranks",
+            int64_t(compileRanks), config->batchSize)));
+      config->batchSize /= compileRanks;
+      functions = {"loss", "loss_and_grads", "apply_step"};
+    }
     llvm::Expected<LlamaStepSource> source =
-        buildLlamaStepSource(*config, compileRecipe);
+        buildLlamaStepSource(*config, compileRecipe, functions);
     if (!source)
       return fail(source.takeError());
     text = std::move(source->text);

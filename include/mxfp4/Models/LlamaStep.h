@@ -12,7 +12,7 @@
 // passes rewrite (docs/Recipes.md); attention, norms, embedding and the LM
 // head carry no tag and stay in f32, as in the paper's stack.
 //
-// The module has two public functions (P = number of parameters, in the
+// The module has three public functions (P = number of parameters, in the
 // order of getLlamaParameters; tokens are int32 [batch, seq + 1], inputs
 // tokens[:, :-1] and targets tokens[:, 1:]):
 //
@@ -23,6 +23,16 @@
 //   @train_step(params x P, exp_avg x P, exp_avg_sq x P, tokens,
 //               step: i64 {mxfp4.step})
 //       -> (loss, grad_norm, lr, params' x P, exp_avg' x P, exp_avg_sq' x P)
+//
+// and, on request (data-parallel training, where each rank's gradients are
+// averaged over the ranks before the update):
+//
+//   @apply_step(params x P, exp_avg x P, exp_avg_sq x P, grads x P, loss,
+//               step: i64 {mxfp4.step})
+//       -> (loss, grad_norm, lr, params' x P, exp_avg' x P, exp_avg_sq' x P)
+//
+// which is @train_step's optimizer alone: @train_step is @loss_and_grads
+// followed by @apply_step (the loss passes through).
 //
 // `step` is the 0-based index of the update: it picks the learning rate
 // (linear warm-up, then cosine decay), the AdamW bias correction (t = step
@@ -46,7 +56,8 @@ namespace mlir::mxfp4 {
 void loadLlamaStepDialects(MLIRContext &context);
 
 /// Builds the module described above with the functions named in
-/// `functions` ("loss", "loss_and_grads", "train_step"; empty: all three);
+/// `functions` ("loss", "loss_and_grads", "train_step", "apply_step";
+/// empty: the first three);
 /// `config` must verify.
 OwningOpRef<ModuleOp>
 buildLlamaStepModule(MLIRContext &context, const LlamaConfig &config,

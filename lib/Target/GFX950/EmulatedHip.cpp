@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // libmxfp4-emulated-hip.so: the subset of the HIP C API that runtime/hip
-// uses (docs: /work/notes/hip-contract.md), implemented on the host so the
+// uses (runtime/hip/HipDevice.cpp), implemented on the host so the
 // gfx950 runtime path runs in CI without ROCm or an AMD GPU. Its "code
 // object" is the kernel IR text `mxfp4-run compile --target=gfx950` writes as
 // kernels.mlir; every hipModuleLaunchKernel runs that kernel on the gfx950
@@ -14,7 +14,9 @@
 //
 // Device memory is host memory, poison-filled (0xCD) like fresh device
 // memory; its size is $MXFP4_EMULATED_HIP_MEMORY bytes, else 288 GiB (one
-// MI355X). Everything runs synchronously, so events record host time.
+// MI355X). It has $MXFP4_EMULATED_HIP_DEVICES devices (default 1), all the
+// same: a data-parallel job's ranks, one process each, each open their own.
+// Everything runs synchronously, so events record host time.
 // Every failure keeps a message for mxfp4EmulatedHipLastMessage(); emulator
 // errors (located at the kernel's ops) come back as hipErrorLaunchFailure,
 // never as an abort. Only the C entry points are exported (EmulatedHip.map).
@@ -111,6 +113,17 @@ uint64_t getTotalBytes() {
   return kDefaultMemoryBytes;
 }
 
+/// The number of devices the stand-in reports.
+int getDeviceCount() {
+  if (const char *env = std::getenv("MXFP4_EMULATED_HIP_DEVICES")) {
+    char *end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && value >= 1 && value <= 1024)
+      return int(value);
+  }
+  return 1;
+}
+
 /// Returns the allocation holding [pointer, pointer + bytes), or null.
 const Allocation *findAllocation(State &s, const void *pointer, size_t bytes) {
   auto address = reinterpret_cast<uintptr_t>(pointer);
@@ -167,16 +180,18 @@ int hipGetDeviceCount(int *count) {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!count)
     return fail(s, hipErrorInvalidValue, "hipGetDeviceCount: null pointer");
-  *count = 1;
+  *count = getDeviceCount();
   return hipSuccess;
 }
 
 int hipSetDevice(int device) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (device != 0)
+  if (device < 0 || device >= getDeviceCount())
     return fail(s, hipErrorInvalidValue,
-                "hipSetDevice: the emulator has only device 0, not " +
+                "hipSetDevice: the emulator has " +
+                    llvm::Twine(getDeviceCount()) +
+                    " devices (MXFP4_EMULATED_HIP_DEVICES), not device " +
                     llvm::Twine(device));
   return hipSuccess;
 }
@@ -184,7 +199,7 @@ int hipSetDevice(int device) {
 int hipDeviceGetName(char *name, int length, int device) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!name || length <= 0 || device != 0)
+  if (!name || length <= 0 || device < 0 || device >= getDeviceCount())
     return fail(s, hipErrorInvalidValue, "hipDeviceGetName: bad arguments");
   const char *text = "gfx950 emulator";
   std::strncpy(name, text, static_cast<size_t>(length));
