@@ -40,7 +40,8 @@ mlir::mxfp4::loadLlamaConfig(llvm::StringRef presetOrFile) {
 llvm::Expected<LlamaStepSource>
 mlir::mxfp4::buildLlamaStepSource(const LlamaConfig &config,
                                   llvm::StringRef recipe,
-                                  llvm::ArrayRef<llvm::StringRef> functions) {
+                                  llvm::ArrayRef<llvm::StringRef> functions,
+                                  int64_t ranks) {
   if (llvm::Error error = config.verify())
     return std::move(error);
   DialectRegistry registry;
@@ -58,7 +59,7 @@ mlir::mxfp4::buildLlamaStepSource(const LlamaConfig &config,
       diagnosticStream << line;
     return success();
   });
-  OwningOpRef<ModuleOp> module = buildLlamaStepModule(context, config, functions);
+  OwningOpRef<ModuleOp> module = buildLlamaStepModule(context, config, functions, ranks);
   if (failed(verify(*module)))
     return llvm::createStringError("the Llama step of '" + config.name +
                                    "' does not verify (a builder bug):\n" +

@@ -7,6 +7,7 @@
 
 #include "mxfp4/Models/LlamaStep.h"
 #include "mxfp4/Models/Optimizer.h"
+#include "mxfp4/Train/Sharding.h"
 
 #include "LlamaGraph.h"
 
@@ -275,11 +276,10 @@ SmallVector<Value> StepBuilder::trainStep(ArrayRef<Value> w, ArrayRef<Value> m,
 OwningOpRef<ModuleOp>
 mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
                                   const LlamaConfig &config,
-                                  ArrayRef<StringRef> functions) {
-  // @apply_step is built only when asked for (data-parallel compiles).
+                                  ArrayRef<StringRef> functions,
+                                  int64_t ranks) {
   auto wanted = [&](StringRef name) {
-    return (functions.empty() && name != "apply_step") ||
-           llvm::is_contained(functions, name);
+    return functions.empty() || llvm::is_contained(functions, name);
   };
   loadLlamaStepDialects(context);
   Location loc = NameLoc::get(StringAttr::get(&context, "llama." + config.name));
@@ -344,31 +344,42 @@ mlir::mxfp4::buildLlamaStepModule(MLIRContext &context,
                           slice(args, 2 * n, n), args[3 * n], args[3 * n + 1]);
   });
 
-  // @apply_step: @train_step's optimizer alone, on gradients (and a loss)
-  // that come from outside, the data-parallel ranks' averages.
-  if (wanted("apply_step")) {
-    SmallVector<Type> inputs;
-    for (int k = 0; k < 4; ++k)
-      llvm::append_range(inputs, paramTypes);
-    inputs.push_back(scalarType);
-    inputs.push_back(b.getI64Type());
-    auto func = func::FuncOp::create(b, loc, "apply_step",
-                                     b.getFunctionType(inputs, stepResults));
-    for (auto [i, p] : llvm::enumerate(params))
-      func.setArgAttr(i, kParameterAttrName, b.getStringAttr(p.name));
-    func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
-    Block *entry = func.addEntryBlock();
-    OpBuilder body = OpBuilder::atBlockBegin(entry);
-    auto args = entry->getArguments();
-    SmallVector<bool> decay;
-    for (const LlamaParameter &param : params)
-      decay.push_back(param.isMatrix);
-    func::ReturnOp::create(
-        body, loc,
-        buildAdamWStep(body, loc, getAdamWConfig(config), args[4 * n],
-                       slice(args, 3 * n, n), slice(args, 0, n),
-                       slice(args, n, n), slice(args, 2 * n, n), decay,
-                       args[4 * n + 1]));
+  // ZeRO-1 (data-parallel over `ranks`): @sum_squares of one shard of the
+  // flat gradient, and @apply_shard, @train_step's optimizer on one shard
+  // (include/mxfp4/Train/Sharding.h). Built only when asked for.
+  if (ranks > 0) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const LlamaParameter &p : params)
+      shapes.push_back(std::vector<int64_t>(p.shape.begin(), p.shape.end()));
+    ShardLayout layout = getShardLayout(shapes, ranks);
+    auto shardType = RankedTensorType::get({layout.shard}, f32);
+    auto function = [&](StringRef name, ArrayRef<Type> inputs,
+                        ArrayRef<Type> results) {
+      auto func = func::FuncOp::create(b, loc, name,
+                                       b.getFunctionType(inputs, results));
+      Block *entry = func.addEntryBlock();
+      return std::make_pair(func, OpBuilder::atBlockBegin(entry));
+    };
+    if (wanted("sum_squares")) {
+      auto [func, body] = function("sum_squares", {shardType}, {scalarType});
+      TensorBuilder tb(body, loc);
+      func::ReturnOp::create(
+          body, loc, tb.sumAll(func.getArgument(0), /*squares=*/true));
+    }
+    if (wanted("apply_shard")) {
+      // (w, m, v, grad, decay mask, sum of squares, loss, step).
+      SmallVector<Type> inputs(5, shardType);
+      inputs.append({scalarType, scalarType, b.getI64Type()});
+      SmallVector<Type> results(3, scalarType);
+      results.append(3, shardType);
+      auto [func, body] = function("apply_shard", inputs, results);
+      func.setArgAttr(inputs.size() - 1, kStepAttrName, b.getUnitAttr());
+      auto a = func.getArguments();
+      func::ReturnOp::create(
+          body, loc,
+          buildAdamWShardStep(body, loc, getAdamWConfig(config), a[6], a[5],
+                              a[3], a[0], a[1], a[2], a[4], a[7]));
+    }
   }
   return module;
 }

@@ -64,19 +64,20 @@ static Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
   return tensor::ExtractOp::create(b, loc, tensor0d, ValueRange{});
 }
 
-SmallVector<Value> mxfp4::buildAdamWStep(OpBuilder &b, Location loc,
-                                         const AdamWConfig &c, Value loss,
-                                         ArrayRef<Value> grads,
-                                         ArrayRef<Value> w, ArrayRef<Value> m,
-                                         ArrayRef<Value> v,
-                                         ArrayRef<bool> decay, Value step) {
+/// The 0-d f32 `sumSquares` of the gradients and the step as the clip
+/// coefficient, the learning rate and AdamW's per-step constants.
+namespace {
+struct AdamWScalars {
+  Value norm, clip, lr, stepSize, bc2Sqrt, decayFactor;
+};
+} // namespace
+
+static AdamWScalars buildAdamWScalars(OpBuilder &b, Location loc,
+                                      const AdamWConfig &c, Value sumSquares,
+                                      Value step) {
   TensorBuilder tb(b, loc);
   // Global gradient norm and the clip coefficient, in f32 as
   // torch.nn.utils.clip_grad_norm_ computes them.
-  Value sumSquares = tb.f32(0.0);
-  for (Value grad : grads)
-    sumSquares = arith::AddFOp::create(b, loc, sumSquares,
-                                       scalarOf(b, loc, tb.sumAll(grad, true)));
   Value norm = math::SqrtOp::create(b, loc, sumSquares);
   Value coef =
       arith::DivFOp::create(b, loc, tb.f32(c.clipNorm),
@@ -125,60 +126,114 @@ SmallVector<Value> mxfp4::buildAdamWStep(OpBuilder &b, Location loc,
   Value bc2Sqrt = toF32(math::SqrtOp::create(b, loc, biasCorrection(c.beta2)));
   Value decayFactor = toF32(arith::SubFOp::create(
       b, loc, one, arith::MulFOp::create(b, loc, lrT, tb.f64(c.weightDecay))));
+  return {norm, clip, toF32(lrT), stepSize, bc2Sqrt, decayFactor};
+}
+
+/// AdamW on one tensor: its gradient `grad` (clipped by `k.clip`) updates
+/// `w`, `m` and `v`, with weight decay where `decay` says, or, given
+/// `decayMask` (a tensor of w's shape), where its element is not 0.
+/// Returns the new w, m and v.
+static SmallVector<Value> buildAdamWUpdate(OpBuilder &b, Location loc,
+                                           const AdamWConfig &c,
+                                           const AdamWScalars &k, Value grad,
+                                           Value w, Value m, Value v,
+                                           bool decay, Value decayMask) {
+  TensorBuilder tb(b, loc);
   Value beta1 = tb.f32(c.beta1), beta2 = tb.f32(c.beta2),
         rest1 = tb.f32(1.0 - c.beta1), rest2 = tb.f32(1.0 - c.beta2),
-        eps = tb.f32(c.eps), noDecay = tb.f32(1.0);
+        eps = tb.f32(c.eps), noDecay = tb.f32(1.0), zero = tb.f32(0.0);
+  auto type = cast<RankedTensorType>(w.getType());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<Value> ins = {grad};
+  if (decayMask)
+    ins.push_back(decayMask);
+  // One pass over the parameter: the gradient in, the weight and both
+  // moments read and overwritten through the outputs. Their destinations
+  // are the arguments, so where the caller's buffers are writable (the
+  // GPU targets' host plans) one-shot bufferization updates them in place
+  // and the step holds no second set of weights and moments; the CPU
+  // pipeline keeps its arguments read-only and copies first.
+  // PyTorch 1.13 _single_tensor_adamw, in its operation order.
+  auto update = linalg::GenericOp::create(
+      b, loc, TypeRange{type, type, type}, ins, ValueRange{w, m, v},
+      SmallVector<AffineMap>(ins.size() + 3, id),
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange s) {
+        // s: the gradient (and the mask), then the weight, m and v before
+        // the update.
+        Value factor = decay ? k.decayFactor : noDecay;
+        if (decayMask)
+          factor = arith::SelectOp::create(
+              nb, l,
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, s[1],
+                                    zero),
+              k.decayFactor, noDecay);
+        size_t at = decayMask ? 2 : 1;
+        Value grad = arith::MulFOp::create(nb, l, s[0], k.clip);
+        Value p = arith::MulFOp::create(nb, l, s[at], factor);
+        Value m1 = arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, s[at + 1], beta1),
+            arith::MulFOp::create(nb, l, rest1, grad));
+        Value v1 = arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, s[at + 2], beta2),
+            arith::MulFOp::create(
+                nb, l, arith::MulFOp::create(nb, l, rest2, grad), grad));
+        Value denom = arith::AddFOp::create(
+            nb, l,
+            arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, v1),
+                                  k.bc2Sqrt),
+            eps);
+        Value p1 = arith::AddFOp::create(
+            nb, l, p,
+            arith::MulFOp::create(nb, l, k.stepSize,
+                                  arith::DivFOp::create(nb, l, m1, denom)));
+        linalg::YieldOp::create(nb, l, ValueRange{p1, m1, v1});
+      });
+  return {update.getResult(0), update.getResult(1), update.getResult(2)};
+}
 
+SmallVector<Value> mxfp4::buildAdamWStep(OpBuilder &b, Location loc,
+                                         const AdamWConfig &c, Value loss,
+                                         ArrayRef<Value> grads,
+                                         ArrayRef<Value> w, ArrayRef<Value> m,
+                                         ArrayRef<Value> v,
+                                         ArrayRef<bool> decay, Value step) {
+  TensorBuilder tb(b, loc);
+  Value sumSquares = tb.f32(0.0);
+  for (Value grad : grads)
+    sumSquares = arith::AddFOp::create(b, loc, sumSquares,
+                                       scalarOf(b, loc, tb.sumAll(grad, true)));
+  AdamWScalars k = buildAdamWScalars(b, loc, c, sumSquares, step);
   SmallVector<Value> newW, newM, newV;
   for (size_t i = 0; i < w.size(); ++i) {
-    auto type = cast<RankedTensorType>(w[i].getType());
-    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-    Value factor = decay[i] ? decayFactor : noDecay;
-    // One pass over the parameter: the gradient in, the weight and both
-    // moments read and overwritten through the outputs. Their destinations
-    // are the arguments, so where the caller's buffers are writable (the
-    // GPU targets' host plans) one-shot bufferization updates them in place
-    // and the step holds no second set of weights and moments; the CPU
-    // pipeline keeps its arguments read-only and copies first.
-    // PyTorch 1.13 _single_tensor_adamw, in its operation order.
-    auto update = linalg::GenericOp::create(
-        b, loc, TypeRange{type, type, type}, ValueRange{grads[i]},
-        ValueRange{w[i], m[i], v[i]}, SmallVector<AffineMap>(4, id),
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange s) {
-          // s: the gradient, then the weight, m and v before the update.
-          Value grad = arith::MulFOp::create(nb, l, s[0], clip);
-          Value p = arith::MulFOp::create(nb, l, s[1], factor);
-          Value m1 = arith::AddFOp::create(
-              nb, l, arith::MulFOp::create(nb, l, s[2], beta1),
-              arith::MulFOp::create(nb, l, rest1, grad));
-          Value v1 = arith::AddFOp::create(
-              nb, l, arith::MulFOp::create(nb, l, s[3], beta2),
-              arith::MulFOp::create(
-                  nb, l, arith::MulFOp::create(nb, l, rest2, grad), grad));
-          Value denom = arith::AddFOp::create(
-              nb, l,
-              arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, v1),
-                                    bc2Sqrt),
-              eps);
-          Value p1 = arith::AddFOp::create(
-              nb, l, p,
-              arith::MulFOp::create(nb, l, stepSize,
-                                    arith::DivFOp::create(nb, l, m1, denom)));
-          linalg::YieldOp::create(nb, l, ValueRange{p1, m1, v1});
-        });
-    newW.push_back(update.getResult(0));
-    newM.push_back(update.getResult(1));
-    newV.push_back(update.getResult(2));
+    SmallVector<Value> updated = buildAdamWUpdate(b, loc, c, k, grads[i], w[i],
+                                                  m[i], v[i], decay[i], {});
+    newW.push_back(updated[0]);
+    newM.push_back(updated[1]);
+    newV.push_back(updated[2]);
   }
   SmallVector<Value> results = {scalarTensor(b, loc, scalarOf(b, loc, loss)),
-                                scalarTensor(b, loc, norm),
-                                scalarTensor(b, loc, toF32(lrT))};
+                                scalarTensor(b, loc, k.norm),
+                                scalarTensor(b, loc, k.lr)};
   llvm::append_range(results, newW);
   llvm::append_range(results, newM);
   llvm::append_range(results, newV);
   return results;
+}
+
+SmallVector<Value> mxfp4::buildAdamWShardStep(OpBuilder &b, Location loc,
+                                              const AdamWConfig &c, Value loss,
+                                              Value sumSquares, Value grad,
+                                              Value w, Value m, Value v,
+                                              Value decayMask, Value step) {
+  AdamWScalars k =
+      buildAdamWScalars(b, loc, c, scalarOf(b, loc, sumSquares), step);
+  SmallVector<Value> updated =
+      buildAdamWUpdate(b, loc, c, k, grad, w, m, v, false, decayMask);
+  return {scalarTensor(b, loc, scalarOf(b, loc, loss)),
+          scalarTensor(b, loc, k.norm), scalarTensor(b, loc, k.lr), updated[0],
+          updated[1], updated[2]};
 }
 
 llvm::Error mxfp4::addTrainStep(ModuleOp module,

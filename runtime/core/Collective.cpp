@@ -42,6 +42,9 @@ struct Communicator::Api {
   const char *(*getErrorString)(int);
   const char *(*getLastError)(void *);
   int (*allReduce)(const void *, void *, size_t, int, int, void *, void *);
+  int (*reduceScatter)(const void *, void *, size_t, int, int, void *,
+                       void *);
+  int (*allGather)(const void *, void *, size_t, int, void *, void *);
   int (*groupStart)();
   int (*groupEnd)();
 };
@@ -77,6 +80,8 @@ static void *load(const std::string &library, Communicator::Api &api) {
   resolve(api.getErrorString, "ncclGetErrorString");
   resolve(api.getLastError, "ncclGetLastError");
   resolve(api.allReduce, "ncclAllReduce");
+  resolve(api.reduceScatter, "ncclReduceScatter");
+  resolve(api.allGather, "ncclAllGather");
   resolve(api.groupStart, "ncclGroupStart");
   resolve(api.groupEnd, "ncclGroupEnd");
   int version = 0;
@@ -198,6 +203,22 @@ void Communicator::allReduceU64(DevicePtr buffer, size_t count,
   check(api->allReduce(p, p, count, ncclUint64, toOp(reduction), comm,
                        nullptr),
         "all-reduce of " + std::to_string(count) + " u64 values");
+}
+
+void Communicator::reduceScatterF32(DevicePtr send, DevicePtr receive,
+                                    size_t count, Reduction reduction) {
+  check(api->reduceScatter(reinterpret_cast<void *>(send),
+                           reinterpret_cast<void *>(receive), count,
+                           ncclFloat32, toOp(reduction), comm, nullptr),
+        "reduce-scatter of " + std::to_string(count) + " f32 values a rank");
+}
+
+void Communicator::allGatherF32(DevicePtr send, DevicePtr receive,
+                                size_t count) {
+  check(api->allGather(reinterpret_cast<void *>(send),
+                       reinterpret_cast<void *>(receive), count, ncclFloat32,
+                       comm, nullptr),
+        "all-gather of " + std::to_string(count) + " f32 values a rank");
 }
 
 void Communicator::beginGroup() { check(api->groupStart(), "ncclGroupStart"); }

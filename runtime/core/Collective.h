@@ -59,6 +59,14 @@ public:
   void allReduceF32(DevicePtr buffer, size_t count, Reduction reduction);
   /// Reduces `count` u64 values at `buffer` over the ranks, in place.
   void allReduceU64(DevicePtr buffer, size_t count, Reduction reduction);
+  /// Reduces `count` f32 values at `send` of every rank and leaves rank r
+  /// the r-th `count` of the result at `receive` (`receive` may be `send`'s
+  /// own piece, `send` + r * count * 4).
+  void reduceScatterF32(DevicePtr send, DevicePtr receive, size_t count,
+                        Reduction reduction);
+  /// Gathers every rank's `count` f32 values at `send` into `receive`, rank
+  /// r's at `receive` + r * count * 4 (`send` may be that piece).
+  void allGatherF32(DevicePtr send, DevicePtr receive, size_t count);
   /// Collectives between beginGroup and endGroup are launched as one.
   void beginGroup();
   void endGroup();

@@ -20,6 +20,7 @@
 #include "mxfp4/Formats/Checkpoint.h"
 #include "mxfp4/Formats/RunLock.h"
 #include "mxfp4/Train/Convergence.h"
+#include "mxfp4/Train/Sharding.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,23 +57,32 @@ static std::vector<size_t> parameterBytes(const TrainingRun &run) {
   return bytes;
 }
 
+/// Whether `program`'s arguments are buffers of `bytes`, in order, then
+/// (if `step`) a scalar.
+static bool takes(const Program &program, const std::vector<size_t> &bytes,
+                  bool step) {
+  std::vector<const Record *> args = argumentRecords(program);
+  if (args.size() != bytes.size() + (step ? 1 : 0))
+    return false;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!args[i] || args[i]->buffer != (i < bytes.size()) ||
+        (i < bytes.size() && args[i]->bytes != bytes[i]))
+      return false;
+  return true;
+}
+
 /// Checks that `function`'s arguments are `copies` times the buffers of the
 /// run's parameters, then a buffer of `extraBytes` (the batch of `rows`
-/// sequences, or the loss of @apply_step), then a step; `what` names them.
+/// sequences), then a step; `what` names them.
 static void checkSignature(const Compiled &compiled, const TrainingRun &run,
                            const Program &program, const std::string &function,
                            size_t copies, size_t extraBytes,
                            const std::string &what) {
-  std::vector<const Record *> args = argumentRecords(program);
-  std::vector<size_t> params = parameterBytes(run);
-  size_t n = params.size();
-  bool fits = args.size() == copies * n + 2;
-  for (size_t i = 0; fits && i < args.size(); ++i) {
-    size_t bytes = i < copies * n ? params[i % n] : extraBytes;
-    fits = args[i] && args[i]->buffer == (i <= copies * n) &&
-           (i > copies * n || args[i]->bytes == bytes);
-  }
-  if (!fits)
+  std::vector<size_t> params = parameterBytes(run), bytes;
+  for (size_t copy = 0; copy < copies; ++copy)
+    bytes.insert(bytes.end(), params.begin(), params.end());
+  bytes.push_back(extraBytes);
+  if (!takes(program, bytes, true))
     fail("@" + function + " of '" + compiled.planOrigin() + "' does not take " +
          what + " and a step, as the run '" + run.dir +
          "' has them: were they made from the same config?");
@@ -88,10 +98,10 @@ namespace {
 
 /// A training run on the device.
 /// The plan functions a run calls: @train_step, or @loss_and_grads and
-/// @apply_step (data-parallel); @loss if it evaluates.
+/// @sum_squares and @apply_shard (data-parallel); @loss if it evaluates.
 struct StepPrograms {
-  Program step, grads, apply, loss;
-  /// Whether grads and apply are the step (else step).
+  Program step, grads, sumSquares, apply, loss;
+  /// Whether grads, sumSquares and apply are the step (else step).
   bool dataParallel = false;
 };
 
@@ -110,6 +120,9 @@ public:
 
 private:
   void upload(const Checkpoint &start);
+  /// The buffers of the parameters: the state's, or views of the flat
+  /// weights (data-parallel).
+  std::vector<DevicePtr> parameters() const;
   /// This rank's rows of batch `index` of `from`.
   std::vector<int32_t> rankTokens(const std::vector<char> &from,
                                   int64_t index) const;
@@ -145,8 +158,14 @@ private:
   int64_t rows;
   size_t n;
   CheckpointOwner owner;
-  /// Parameters, m and v on the device.
+  /// Parameters, m and v on the device (one GPU).
   std::vector<DevicePtr> state;
+  /// Data-parallel (ZeRO-1): the parameters in the flat layout, whole on
+  /// every rank; the flat gradient, this rank's shard of it reduced over the
+  /// ranks; this rank's shard of the moments and its weight-decay mask.
+  ShardLayout layout;
+  DevicePtr flatWeights = 0, flatGrads = 0, shardM = 0, shardV = 0,
+            decayMask = 0;
   DevicePtr tokens = 0;
   std::vector<DevicePtr> evalTokens;
   /// The step of the checkpoint in the output folder, if there is one.
@@ -155,14 +174,50 @@ private:
 
 } // namespace
 
+/// `tensors` (one a parameter) in `layout`'s flat order, zeros between.
+static std::vector<char> flatten(const ShardLayout &layout,
+                                 const std::vector<std::vector<char>> &tensors) {
+  std::vector<char> flat(size_t(layout.total) * 4, 0);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    std::copy(tensors[i].begin(), tensors[i].end(),
+              flat.begin() + ptrdiff_t(layout.offsets[i] * 4));
+  return flat;
+}
+
 void Trainer::upload(const Checkpoint &start) {
-  state.resize(3 * n);
-  for (size_t i = 0; i < 3 * n; ++i) {
-    const std::vector<char> &host = i < n       ? start.params[i]
-                                    : i < 2 * n ? start.m[i - n]
-                                                : start.v[i - 2 * n];
-    state[i] = memory.take(host.size());
-    cu.copyToDevice(state[i], host.data(), host.size());
+  if (!comm) {
+    state.resize(3 * n);
+    for (size_t i = 0; i < 3 * n; ++i) {
+      const std::vector<char> &host = i < n       ? start.params[i]
+                                      : i < 2 * n ? start.m[i - n]
+                                                  : start.v[i - 2 * n];
+      state[i] = memory.take(host.size());
+      cu.copyToDevice(state[i], host.data(), host.size());
+    }
+  } else {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto &[name, shape] : run.params)
+      shapes.push_back(shape);
+    layout = getShardLayout(shapes, comm->getRanks());
+    size_t flatBytes = size_t(layout.total) * 4,
+           shardBytes = size_t(layout.shard) * 4,
+           first = size_t(comm->getRank()) * shardBytes;
+    flatWeights = memory.hold(flatBytes);
+    cu.copyToDevice(flatWeights, flatten(layout, start.params).data(),
+                    flatBytes);
+    // The padding of the gradient stays zero: steps write parameters only.
+    flatGrads = memory.hold(flatBytes);
+    cu.copyToDevice(flatGrads, std::vector<char>(flatBytes, 0).data(),
+                    flatBytes);
+    for (auto [moments, shard] :
+         {std::pair{&start.m, &shardM}, std::pair{&start.v, &shardV}}) {
+      *shard = memory.take(shardBytes);
+      cu.copyToDevice(*shard, flatten(layout, *moments).data() + first,
+                      shardBytes);
+    }
+    std::vector<float> mask = getShardDecayMask(layout, comm->getRank());
+    decayMask = memory.hold(shardBytes);
+    cu.copyToDevice(decayMask, mask.data(), shardBytes);
   }
   size_t bytes = size_t(rows * run.window) * 4;
   tokens = memory.hold(bytes);
@@ -172,6 +227,15 @@ void Trainer::upload(const Checkpoint &start) {
     evalTokens.push_back(memory.hold(bytes));
     cu.copyToDevice(evalTokens.back(), batch.data(), bytes);
   }
+}
+
+std::vector<DevicePtr> Trainer::parameters() const {
+  if (!comm)
+    return std::vector<DevicePtr>(state.begin(), state.begin() + n);
+  std::vector<DevicePtr> views;
+  for (int64_t offset : layout.offsets)
+    views.push_back(flatWeights + DevicePtr(offset) * 4);
+  return views;
 }
 
 std::vector<int32_t> Trainer::rankTokens(const std::vector<char> &from,
@@ -202,12 +266,24 @@ static Arguments arguments(const Program &program,
     input.device = buffers[i];
     a.buffers.push_back(input);
   }
-  a.scalars[args[buffers.size()]->id] = uint64_t(step);
+  if (args.size() > buffers.size())
+    a.scalars[args[buffers.size()]->id] = uint64_t(step);
   return a;
 }
 
+/// Gives back, once each, the buffers of `finished` that are not in `kept`
+/// nor `held` (buffers the trainer keeps for the whole run).
+static void giveBack(Memory &memory, const std::vector<DevicePtr> &finished,
+                     const std::set<DevicePtr> &kept,
+                     const std::set<DevicePtr> &held) {
+  std::set<DevicePtr> given;
+  for (DevicePtr p : finished)
+    if (!kept.count(p) && !held.count(p) && given.insert(p).second)
+      memory.give(p);
+}
+
 void Trainer::step(int64_t s, float scalars[3]) {
-  std::vector<DevicePtr> results, finished;
+  std::vector<DevicePtr> results;
   if (!comm) {
     std::vector<DevicePtr> buffers = state;
     buffers.push_back(tokens);
@@ -216,59 +292,76 @@ void Trainer::step(int64_t s, float scalars[3]) {
     if (results.size() != 3 * n + 3)
       fail("@train_step returns " + std::to_string(results.size()) +
            " results, not " + std::to_string(3 * n + 3));
-  } else {
-    // This rank's loss and gradients, averaged over the ranks, then the
-    // same update on every rank.
-    std::vector<DevicePtr> buffers(state.begin(), state.begin() + n), grads;
-    buffers.push_back(tokens);
-    replay(cu, memory, programs.grads, arguments(programs.grads, buffers, s),
-           nullptr, nullptr, &grads);
-    if (grads.size() != n + 1)
-      fail("@loss_and_grads returns " + std::to_string(grads.size()) +
-           " results, not " + std::to_string(n + 1));
-    std::vector<size_t> bytes = parameterBytes(run);
-    comm->beginGroup();
-    comm->allReduceF32(grads[0], 1, Communicator::Reduction::Average);
-    for (size_t i = 0; i < n; ++i)
-      comm->allReduceF32(grads[1 + i], bytes[i] / 4,
+    for (int k = 0; k < 3; ++k)
+      cu.copyToHost(&scalars[k], results[k], 4);
+    // The new parameters and moments are the next step's arguments. A step
+    // that updates them in place returns its argument buffers (the plan's
+    // result records name the arguments): nothing to swap or give back.
+    std::set<DevicePtr> next(results.begin() + 3, results.end());
+    if (next.size() != 3 * n)
+      fail("@train_step returns one buffer as two of its parameters and "
+           "moments");
+    std::vector<DevicePtr> finished(results.begin(), results.begin() + 3);
+    finished.insert(finished.end(), state.begin(), state.end());
+    giveBack(memory, finished, next, {});
+    for (size_t i = 0; i < 3 * n; ++i)
+      state[i] = results[3 + i];
+    return;
+  }
+  // ZeRO-1: this rank's loss and gradients; the gradients into the flat
+  // layout, reduce-scattered (averaged) so that this rank holds its shard
+  // of the batch's gradient; the whole gradient's norm from every shard's
+  // sum of squares; this rank's shard of the weights and moments updated;
+  // the weights all-gathered.
+  std::vector<DevicePtr> buffers = parameters(), grads;
+  buffers.push_back(tokens);
+  replay(cu, memory, programs.grads, arguments(programs.grads, buffers, s),
+         nullptr, nullptr, &grads);
+  if (grads.size() != n + 1)
+    fail("@loss_and_grads returns " + std::to_string(grads.size()) +
+         " results, not " + std::to_string(n + 1));
+  for (size_t i = 0; i < n; ++i) {
+    cu.copyOnDevice(flatGrads + DevicePtr(layout.offsets[i]) * 4, grads[1 + i],
+                    size_t(layout.sizes[i]) * 4);
+    memory.give(grads[1 + i]);
+  }
+  DevicePtr shardBytes = DevicePtr(layout.shard) * 4,
+            first = DevicePtr(comm->getRank()) * shardBytes;
+  DevicePtr shardGrads = flatGrads + first, shardWeights = flatWeights + first;
+  comm->beginGroup();
+  comm->allReduceF32(grads[0], 1, Communicator::Reduction::Average);
+  comm->reduceScatterF32(flatGrads, shardGrads, size_t(layout.shard),
                          Communicator::Reduction::Average);
-    comm->endGroup();
-    buffers.assign(state.begin(), state.end());
-    buffers.insert(buffers.end(), grads.begin() + 1, grads.end());
-    buffers.push_back(grads[0]);
-    replay(cu, memory, programs.apply, arguments(programs.apply, buffers, s),
-           nullptr, nullptr, &results);
-    if (results.size() != 3 * n + 3)
-      fail("@apply_step returns " + std::to_string(results.size()) +
-           " results, not " + std::to_string(3 * n + 3));
-    finished = grads;
-  }
-  for (int k = 0; k < 3; ++k) {
+  comm->endGroup();
+  std::vector<DevicePtr> sumSquares;
+  replay(cu, memory, programs.sumSquares,
+         arguments(programs.sumSquares, {shardGrads}, s), nullptr, nullptr,
+         &sumSquares);
+  comm->allReduceF32(sumSquares[0], 1, Communicator::Reduction::Sum);
+  buffers = {shardWeights, shardM,         shardV,  shardGrads,
+             decayMask,    sumSquares[0], grads[0]};
+  replay(cu, memory, programs.apply, arguments(programs.apply, buffers, s),
+         nullptr, nullptr, &results);
+  if (results.size() != 6)
+    fail("@apply_shard returns " + std::to_string(results.size()) +
+         " results, not 6");
+  for (int k = 0; k < 3; ++k)
     cu.copyToHost(&scalars[k], results[k], 4);
-    finished.push_back(results[k]);
-  }
-  // The new parameters and moments are the next step's arguments. A step
-  // that updates them in place returns its argument buffers (the plan's
-  // result records name the arguments): nothing to swap or give back.
-  std::set<DevicePtr> next(results.begin() + 3, results.end());
-  if (next.size() != 3 * n)
-    fail("the step returns one buffer as two of its parameters and "
-         "moments");
-  finished.insert(finished.end(), state.begin(), state.end());
-  // Every buffer the step is done with is given back once, whichever of
-  // its roles (old state, gradient, loss) it had.
-  std::set<DevicePtr> given;
-  for (DevicePtr p : finished)
-    if (!next.count(p) && given.insert(p).second)
-      memory.give(p);
-  for (size_t i = 0; i < 3 * n; ++i)
-    state[i] = results[3 + i];
+  // In place when the shard's new weights are the flat weights' piece.
+  comm->allGatherF32(results[3], flatWeights, size_t(layout.shard));
+  std::vector<DevicePtr> finished = {grads[0], sumSquares[0], results[0],
+                                     results[1], results[2], results[3],
+                                     shardM, shardV};
+  shardM = results[4];
+  shardV = results[5];
+  giveBack(memory, finished, {shardM, shardV},
+           {flatWeights, flatGrads, shardWeights, shardGrads, decayMask});
 }
 
 double Trainer::evaluate(int64_t done) {
   double sum = 0;
   for (DevicePtr batch : evalTokens) {
-    std::vector<DevicePtr> buffers(state.begin(), state.begin() + n);
+    std::vector<DevicePtr> buffers = parameters();
     buffers.push_back(batch);
     // Per-step random rotations of the Fprops use the current step's draw.
     std::vector<DevicePtr> results;
@@ -292,12 +385,33 @@ std::string Trainer::checkpoint(int64_t done) {
   // FNV-1a over every byte of the state, for the replicas' check.
   uint64_t hash = 14695981039346656037ull;
   std::string diverged;
+  // Data-parallel: the weights are whole on every rank; the moments are
+  // gathered from the ranks' shards (every rank takes part).
+  std::vector<char> flat[3];
+  if (comm) {
+    size_t flatBytes = size_t(layout.total) * 4;
+    flat[0].resize(flatBytes);
+    cu.copyToHost(flat[0].data(), flatWeights, flatBytes);
+    DevicePtr gathered = memory.take(flatBytes);
+    for (int k = 1; k < 3; ++k) {
+      comm->allGatherF32(k == 1 ? shardM : shardV, gathered,
+                         size_t(layout.shard));
+      flat[k].resize(flatBytes);
+      cu.copyToHost(flat[k].data(), gathered, flatBytes);
+    }
+    memory.give(gathered);
+  }
   for (size_t i = 0; i < 3 * n; ++i) {
     size_t bytes = 4;
     for (int64_t d : run.params[i % n].second)
       bytes *= d;
     std::vector<char> host(bytes);
-    cu.copyToHost(host.data(), state[i], bytes);
+    if (comm) {
+      auto first = flat[i / n].begin() + ptrdiff_t(layout.offsets[i % n] * 4);
+      std::copy(first, first + ptrdiff_t(bytes), host.begin());
+    } else {
+      cu.copyToHost(host.data(), state[i], bytes);
+    }
     for (char c : host)
       hash = (hash ^ uint64_t(uint8_t(c))) * 1099511628211ull;
     // On the host anyway: checking costs a pass over what is written.
@@ -524,6 +638,9 @@ void Trainer::loop() {
   std::printf("metrics: %s\nplot: %s/loss.svg\ncheckpoint: %s\n",
               metricsPath.c_str(), options.outDir.c_str(),
               checkpointDir().c_str());
+  if (comm)
+    std::printf("device memory: %zu bytes on rank 0 (ZeRO-1 over %d ranks)\n",
+                memory.allocatedBytes(), comm->getRanks());
 }
 
 void checkTrainable(const Compiled &compiled, const TrainingRun &run,
@@ -536,7 +653,7 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run,
            std::to_string(run.batch) + " sequences, which do not split over " +
            std::to_string(ranks) + " GPUs");
     rows = run.batch / ranks;
-    for (const char *function : {"loss_and_grads", "apply_step"})
+    for (const char *function : {"loss_and_grads", "sum_squares", "apply_shard"})
       if (!compiled.has(function))
         fail("'" + compiled.planOrigin() + "' has no @" + function +
              ": data-parallel training (--gpus) needs a compile for it, "
@@ -548,8 +665,19 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run,
                    n + " parameters, " + batch + " (the run's " +
                        std::to_string(run.batch) + " sequences over " +
                        std::to_string(ranks) + " GPUs)");
-    checkSignature(compiled, run, compiled.program("apply_step"), "apply_step",
-                   4, 4, n + " parameters, their moments and gradients, a loss");
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto &[name, shape] : run.params)
+      shapes.push_back(shape);
+    size_t shard = size_t(getShardLayout(shapes, ranks).shard) * 4;
+    std::vector<size_t> shardBytes(5, shard);
+    shardBytes.insert(shardBytes.end(), {4, 4});
+    if (!takes(compiled.program("sum_squares"), {shard}, false) ||
+        !takes(compiled.program("apply_shard"), shardBytes, true))
+      fail("@sum_squares and @apply_shard of '" + compiled.planOrigin() +
+           "' do not take shards of " + std::to_string(shard / 4) +
+           " elements, the run '" + run.dir + "''s parameters over " +
+           std::to_string(ranks) + " GPUs: compiled for another GPU count " +
+           "(`mxfp4-run compile --ranks=" + std::to_string(ranks) + "`)?");
   } else {
     checkSignature(compiled, run, compiled.program("train_step"), "train_step",
                    3, run.batchTokens() * 4,
@@ -569,36 +697,50 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run,
 
 /// Fails unless the device has the memory of `run`'s training with
 /// `programs` free: what the trainer keeps on the device for the whole run
-/// (the parameters, their AdamW moments, the training batch and the
-/// held-out batches) and the most a step's calls allocate besides their
-/// arguments (results included; of data-parallel training, @loss_and_grads'
-/// and @apply_step's together, the gradients living from one into the
-/// other). Checked before anything is written, so a run that cannot fit
-/// fails at once instead of at an allocation deep in the first step.
+/// and the most a step's calls allocate besides their arguments (results
+/// included). One GPU keeps the parameters, their AdamW moments, the
+/// training batch and the held-out batches; a ZeRO-1 rank (`ranks`) keeps
+/// the flat weights and gradient whole, its shard of the moments and of the
+/// weight-decay mask and its rows of the batches, and holds the gradients
+/// of @loss_and_grads while @sum_squares and @apply_shard run (a
+/// checkpoint's gathered moments, two flat copies, when they are more).
+/// Checked before anything is written, so a run that cannot fit fails at
+/// once instead of at an allocation deep in the first step.
 static void checkDeviceMemory(Device &cu, const Compiled &compiled,
                               const TrainingRun &run,
-                              const StepPrograms &programs, int64_t rows) {
-  uint64_t resident = 0;
-  for (size_t bytes : parameterBytes(run))
-    resident += 3 * uint64_t(bytes);
+                              const StepPrograms &programs, int ranks) {
+  uint64_t resident = 0, temporaries = 0;
+  int64_t rows = ranks > 0 ? run.batch / ranks : run.batch;
   resident += uint64_t(1 + run.evalBatches) * uint64_t(rows * run.window) * 4;
-  bool dataParallel = programs.dataParallel;
-  uint64_t temporaries =
-      dataParallel ? uint64_t(programs.grads.memory.peakTemporaries) +
-                         uint64_t(programs.apply.memory.peakTemporaries)
-                   : uint64_t(programs.step.memory.peakTemporaries);
+  std::string what;
+  if (ranks > 0) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto &[name, shape] : run.params)
+      shapes.push_back(shape);
+    ShardLayout layout = getShardLayout(shapes, ranks);
+    resident += uint64_t(layout.total) * 4 * 2 + uint64_t(layout.shard) * 4 * 3;
+    uint64_t step = uint64_t(programs.grads.memory.peakTemporaries) +
+                    std::max(uint64_t(programs.sumSquares.memory.peakTemporaries),
+                             uint64_t(programs.apply.memory.peakTemporaries));
+    temporaries = std::max(step, uint64_t(layout.total) * 4 * 2);
+    what = "the flat weights and gradient, this rank's shard of the AdamW "
+           "moments and its token batches; " +
+           std::to_string(temporaries) +
+           " for the temporaries of @loss_and_grads and @apply_shard";
+  } else {
+    for (size_t bytes : parameterBytes(run))
+      resident += 3 * uint64_t(bytes);
+    temporaries = uint64_t(programs.step.memory.peakTemporaries);
+    what = "the parameters, their AdamW moments and the token batches; " +
+           std::to_string(temporaries) + " for @train_step's temporaries";
+  }
   size_t freeBytes = 0, totalBytes = 0;
   cu.memoryInfo(freeBytes, totalBytes);
   if (resident + temporaries <= freeBytes)
     return;
   fail("the training step of '" + compiled.planOrigin() + "' needs " +
        std::to_string(resident + temporaries) + " bytes of device memory (" +
-       std::to_string(resident) +
-       " resident: the parameters, their AdamW moments and the token "
-       "batches; " +
-       std::to_string(temporaries) +
-       (dataParallel ? " for @loss_and_grads' and @apply_step's temporaries"
-                     : " for @train_step's temporaries") +
+       std::to_string(resident) + " resident: " + what +
        ") but the device has " + std::to_string(freeBytes) + " free of " +
        std::to_string(totalBytes));
 }
@@ -611,14 +753,15 @@ void train(Device &cu, void *module, const Compiled &compiled,
   if (ranks > 0) {
     programs.dataParallel = true;
     programs.grads = compiled.program("loss_and_grads");
-    programs.apply = compiled.program("apply_step");
+    programs.sumSquares = compiled.program("sum_squares");
+    programs.apply = compiled.program("apply_shard");
   } else {
     programs.step = compiled.program("train_step");
   }
-  checkDeviceMemory(cu, compiled, run, programs,
-                    ranks > 0 ? run.batch / ranks : run.batch);
+  checkDeviceMemory(cu, compiled, run, programs, ranks);
   if (programs.dataParallel) {
     resolveKernels(cu, module, programs.grads);
+    resolveKernels(cu, module, programs.sumSquares);
     resolveKernels(cu, module, programs.apply);
   } else {
     resolveKernels(cu, module, programs.step);

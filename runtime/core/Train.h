@@ -49,8 +49,9 @@ struct TrainOptions {
   bool resume = false;
   /// Data-parallel training: this process's rank (null: one GPU, with
   /// @train_step). Each rank computes @loss_and_grads on its rows of the
-  /// global batch, the loss and gradients are averaged over the ranks and
-  /// every rank applies them with @apply_step (`mxfp4-run compile
+  /// global batch; the loss is averaged over the ranks and the gradient
+  /// reduce-scattered, and each rank updates its shard of the parameters
+  /// with @sum_squares and @apply_shard (ZeRO-1, `mxfp4-run compile
   /// --ranks=N`); only rank 0 writes the output folder and prints.
   Communicator *comm = nullptr;
 };
@@ -65,8 +66,9 @@ struct Divergence : Failure {
 
 /// Fails unless the plan's @train_step (and @loss, if the run evaluates)
 /// take the run's parameters and batches; with `ranks` (data-parallel
-/// training), its @loss_and_grads, @apply_step and @loss instead, on
-/// 1/ranks of each batch. Needs no GPU.
+/// training), its @loss_and_grads, @sum_squares, @apply_shard and @loss
+/// instead, on 1/ranks of each batch and shards of the parameters. Needs no
+/// GPU.
 void checkTrainable(const Compiled &compiled, const TrainingRun &run,
                     int ranks = 0);
 

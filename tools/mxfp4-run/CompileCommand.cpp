@@ -60,8 +60,9 @@ static cl::opt<int64_t> compileRanks(
     cl::desc("Compile the preset's step for data-parallel training on N "
              "GPUs (mxfp4-cuda-run/mxfp4-hip-run train --gpus=N): each "
              "rank's @loss_and_grads and @loss take batch_size / N sequences, "
-             "and @apply_step (the optimizer alone) applies the gradients "
-             "averaged over the ranks; no @train_step"),
+             "and @sum_squares and @apply_shard update the rank's shard of "
+             "the parameters with the averaged gradients (ZeRO-1); no "
+             "@train_step"),
     cl::value_desc("N"), cl::init(0), cl::sub(compileCommand),
     cl::cat(compileCategory));
 enum class CompileTarget { mlir, gfx950, sm90a };
@@ -278,10 +279,11 @@ int mlir::mxfp4::runCompileCommand() {
             "evenly over {0} ranks",
             int64_t(compileRanks), config->batchSize)));
       config->batchSize /= compileRanks;
-      functions = {"loss", "loss_and_grads", "apply_step"};
+      functions = {"loss", "loss_and_grads", "sum_squares", "apply_shard"};
     }
-    llvm::Expected<LlamaStepSource> source =
-        buildLlamaStepSource(*config, compileRecipe, functions);
+    llvm::Expected<LlamaStepSource> source = buildLlamaStepSource(
+        *config, compileRecipe, functions,
+        compileRanks.getNumOccurrences() ? int64_t(compileRanks) : 0);
     if (!source)
       return fail(source.takeError());
     text = std::move(source->text);

@@ -38,10 +38,12 @@ struct LlamaStepSource {
 
 /// Returns the verified training-step module of `config` as MLIR text, with
 /// `recipe` applied (and its rotations checked) when it is not empty.
-/// `functions` selects the functions built (LlamaStep.h; empty: all).
+/// `functions` selects the functions built (LlamaStep.h; empty: all), and
+/// `ranks` the ZeRO-1 shards of @sum_squares and @apply_shard (0: none).
 llvm::Expected<LlamaStepSource>
 buildLlamaStepSource(const LlamaConfig &config, llvm::StringRef recipe = "",
-                     llvm::ArrayRef<llvm::StringRef> functions = {});
+                     llvm::ArrayRef<llvm::StringRef> functions = {},
+                     int64_t ranks = 0);
 
 } // namespace mlir::mxfp4
 

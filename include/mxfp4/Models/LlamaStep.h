@@ -24,15 +24,18 @@
 //               step: i64 {mxfp4.step})
 //       -> (loss, grad_norm, lr, params' x P, exp_avg' x P, exp_avg_sq' x P)
 //
-// and, on request (data-parallel training, where each rank's gradients are
-// averaged over the ranks before the update):
+// and, for ZeRO-1 data-parallel training over `ranks` ranks (each keeps
+// and updates one shard of the parameters flattened into
+// include/mxfp4/Train/Sharding.h's layout, of S elements):
 //
-//   @apply_step(params x P, exp_avg x P, exp_avg_sq x P, grads x P, loss,
-//               step: i64 {mxfp4.step})
-//       -> (loss, grad_norm, lr, params' x P, exp_avg' x P, exp_avg_sq' x P)
+//   @sum_squares(grad shard: tensor<S>) -> the shard's sum of squares
+//   @apply_shard(w, exp_avg, exp_avg_sq, grad, decay mask: tensor<S> each,
+//                sum of squares, loss, step: i64 {mxfp4.step})
+//       -> (loss, grad_norm, lr, w', exp_avg', exp_avg_sq')
 //
-// which is @train_step's optimizer alone: @train_step is @loss_and_grads
-// followed by @apply_step (the loss passes through).
+// where the sum of squares is the whole gradient's (every rank's
+// @sum_squares, summed) and @apply_shard is @train_step's optimizer on the
+// shard, element for element.
 //
 // `step` is the 0-based index of the update: it picks the learning rate
 // (linear warm-up, then cosine decay), the AdamW bias correction (t = step
@@ -56,12 +59,13 @@ namespace mlir::mxfp4 {
 void loadLlamaStepDialects(MLIRContext &context);
 
 /// Builds the module described above with the functions named in
-/// `functions` ("loss", "loss_and_grads", "train_step", "apply_step";
-/// empty: the first three);
+/// `functions` ("loss", "loss_and_grads", "train_step", and with `ranks`
+/// "sum_squares" and "apply_shard"; empty: all);
 /// `config` must verify.
 OwningOpRef<ModuleOp>
 buildLlamaStepModule(MLIRContext &context, const LlamaConfig &config,
-                     llvm::ArrayRef<llvm::StringRef> functions = {});
+                     llvm::ArrayRef<llvm::StringRef> functions = {},
+                     int64_t ranks = 0);
 
 } // namespace mlir::mxfp4
 

@@ -55,6 +55,19 @@ SmallVector<Value> buildAdamWStep(OpBuilder &b, Location loc,
                                   ArrayRef<Value> m, ArrayRef<Value> v,
                                   ArrayRef<bool> decay, Value step);
 
+/// Builds the optimizer step of one shard of every parameter, flattened
+/// and concatenated (ZeRO-1 data-parallel training, where each rank updates
+/// its piece): `grad`, `w`, `m`, `v` and `decayMask` are 1-D f32 tensors of
+/// one length, weight decay applies where `decayMask` is not 0, and the 0-d
+/// `sumSquares` is the squared norm of the whole gradient (every rank's
+/// shard). Returns what buildAdamWStep returns, for the one shard; its
+/// arithmetic per element is buildAdamWStep's.
+SmallVector<Value> buildAdamWShardStep(OpBuilder &b, Location loc,
+                                       const AdamWConfig &config, Value loss,
+                                       Value sumSquares, Value grad, Value w,
+                                       Value m, Value v, Value decayMask,
+                                       Value step);
+
 /// What `addTrainStep` builds from.
 struct TrainStepOptions {
   /// The function returning (loss, gradients): its arguments are the
