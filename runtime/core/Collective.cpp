@@ -136,6 +136,9 @@ Communicator::Communicator(const std::string &library, int ranks, int rank,
     fail("rank " + std::to_string(rank) + " is not one of a job of " +
          std::to_string(ranks));
   }
+  // NVLink multicast stays off whoever launched this rank: on shared
+  // machines it can take the host's GPUs out of service.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
   try {
     handle = load(library, *api);
   } catch (...) {
