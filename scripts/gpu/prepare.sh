@@ -47,4 +47,29 @@ case ",${CASES:-frontend}," in
       --eval-batches=1 --export-gpu-run="$dp/run" > /dev/null
     rm -f "$dp/corpus.txt" "$dp"/c*/kernels.mlir "$dp"/c*/kernels.ptx "$dp"/c*/host.so ;;
 esac
+# Data-parallel scaling (group `scaling`): each of SCALING_PRESETS (default
+# pilot,llama3.2-1b) compiled with --ranks=N for each N of SCALING_GPUS
+# (default 1,2,4,8) and a run of SCALING_STEPS (default 30) steps, weights
+# drawn from the seed; then `bash scripts/gpu/scaling.sh` there.
+case ",${CASES:-frontend}," in
+  *,scaling,*)
+    /usr/bin/python3 test/Tools/mxfp4-run/Inputs/make_corpus.py "$out/scaling-corpus.txt" 60000
+    IFS=, read -r -a presets <<< "${SCALING_PRESETS:-pilot,llama3.2-1b}"
+    IFS=, read -r -a counts <<< "${SCALING_GPUS:-1,2,4,8}"
+    for preset in "${presets[@]}"; do
+      name=$(basename "$preset" .json)
+      s="$out/scaling/$name" && mkdir -p "$s"
+      /usr/bin/python3 -c "import json, sys; p = sys.argv[1]; c = json.load(open(p)) if p.endswith('.json') else {'preset': p}; c.update(name=sys.argv[3], total_steps=int(sys.argv[4]), warmup_steps=2); json.dump(c, open(sys.argv[2], 'w'))" \
+        "$preset" "$s/config.json" "$name" "${SCALING_STEPS:-30}"
+      for n in "${counts[@]}"; do
+        build/bin/mxfp4-run compile --preset="$s/config.json" --recipe=fp4-all-dht16 \
+          --target=sm_90a --ranks="$n" --out-dir="$s/gpus$n"
+        rm -f "$s/gpus$n"/kernels.mlir "$s/gpus$n"/kernels.ptx "$s/gpus$n"/host.so
+      done
+      build/bin/mxfp4-run train --preset="$s/config.json" --recipe=fp4-all-dht16 \
+        --data="$out/scaling-corpus.txt" --tokenizer=byte --seed=1 \
+        --export-gpu-run="$s/run" > /dev/null
+    done
+    rm -f "$out/scaling-corpus.txt" ;;
+esac
 echo "now run 'bash scripts/gpu/run.sh' (checks) and 'bash scripts/gpu/bench.sh' (benchmarks) on the GPU machine"
