@@ -76,6 +76,10 @@ fused = sorted({w for w in kernels.split() if w.startswith("attention_")})
 # shape (trace_transformers.py's CURVE configuration).
 config = {"model": MODEL, "optimizer": OPTIMIZER, "steps": STEPS}
 if graph:
+    # A graph traced with eager attention has no attention composites, so
+    # no fused kernels: PyTorch's side then runs transformers' eager
+    # attention too.
+    config["model"] = dict(MODEL, attn_implementation="sdpa" if fused else "eager")
     config["transformers"] = dict(
         vocab_size=256, max_position_embeddings=1024, rms_norm_eps=1e-5,
         use_cache=False, attention_dropout=0.0, hidden_size=256,
