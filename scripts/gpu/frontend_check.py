@@ -6,7 +6,8 @@ with f32 master weights (AdamW in two groups, clip_grad_norm_, the same
 warm-up and cosine schedule), and prints how far each loss curve is from
 PyTorch's. The `bf16` recipe is the same arithmetic up to summation order
 and kernels (bound: mean gap over the last 50 steps within 2 % of PyTorch's
-loss); `fp4-all-dht16`'s gap is reported, not bounded.
+loss); `fp4-all-dht16`'s gap is reported, not bounded. Every step's
+losses go to CASE_DIR/curves.json.
 
 Usage: frontend_check.py RUNTIME CASE_DIR
 """
@@ -99,6 +100,10 @@ for t in sorted({0, 9, 49, 99, 149, 199, 249, steps - 1}):
     if t < steps:
         print(f"{t + 1:4d}  {reference[t]:12.4f}  " +
               "  ".join(f"{curves[r][t]:14.4f}" for r in curves))
+# Every step's losses, for plots and the docs' tables.
+json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
+               pytorch_bf16=reference, **curves),
+          open(os.path.join(case, "curves.json"), "w"))
 ok = True
 for recipe, curve in curves.items():
     gaps = [a - b for a, b in zip(curve, reference)]
