@@ -99,10 +99,14 @@ std::string makeUniqueId(const std::string &library) {
   UniqueId id;
   std::memset(&id, 0, sizeof(id));
   int result = api.getUniqueId(&id);
-  std::string error = result == ncclSuccess ? "" : api.getErrorString(result);
-  dlclose(handle);
-  if (!error.empty())
+  if (result != ncclSuccess) {
+    std::string error = api.getErrorString(result);
+    dlclose(handle);
     fail("ncclGetUniqueId of '" + library + "' failed: " + error);
+  }
+  // The library stays loaded: NCCL's bootstrap root, which the ranks of
+  // the id connect to, is a thread of this process, running its code until
+  // the job ends.
   static const char digits[] = "0123456789abcdef";
   std::string text;
   for (unsigned char c : id.internal) {

@@ -34,7 +34,9 @@ namespace mlir::mxfp4::runtime {
 std::string getCollectiveLibrary(const std::string &vendorLibrary);
 
 /// A new unique id of a job, as hexadecimal text; fails with a message that
-/// names the library if it cannot be loaded.
+/// names the library if it cannot be loaded. The library stays loaded in
+/// this process, which must live until the ranks have joined: NCCL serves
+/// their bootstrap from a thread of the process that made the id.
 std::string makeUniqueId(const std::string &library);
 
 /// This process's rank in a job of `ranks` processes.

@@ -28,12 +28,13 @@ case ",${CASES:-frontend}," in
 esac
 # Data-parallel training (group `data-parallel`): the micro step compiled
 # for one GPU (c1, @train_step) and for 1 and 2 ranks (c2, c3: --ranks), and
-# a 20-step run; run.sh trains c1, then c2 with --gpus=1 and, with two GPUs
-# or more, c3 with --gpus=2, and compares their metrics.
+# a 400-step run; run.sh trains c1, then c2 with --gpus=1 and, with two GPUs
+# or more, c3 with --gpus=2, and compares their metrics; it also kills and
+# resumes c1's training (long enough for 8 kills).
 case ",${CASES:-frontend}," in
   *,data-parallel,*)
     dp="$out/data-parallel" && mkdir -p "$dp"
-    /usr/bin/python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c.update(total_steps=20, warmup_steps=2); json.dump(c, open(sys.argv[2], 'w'))" \
+    /usr/bin/python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c.update(total_steps=400, warmup_steps=20); json.dump(c, open(sys.argv[2], 'w'))" \
       test/Tools/mxfp4-run/Inputs/micro.json "$dp/micro.json"
     /usr/bin/python3 test/Tools/mxfp4-run/Inputs/make_corpus.py "$dp/corpus.txt"
     build/bin/mxfp4-run compile --preset="$dp/micro.json" --recipe=fp4-all-dht16 \
@@ -43,7 +44,7 @@ case ",${CASES:-frontend}," in
         --target=sm_90a --ranks=$ranks --out-dir="$dp/c$((ranks + 1))"
     done
     build/bin/mxfp4-run train --preset="$dp/micro.json" --recipe=fp4-all-dht16 \
-      --data="$dp/corpus.txt" --tokenizer=byte --seed=5 --eval-every=5 \
+      --data="$dp/corpus.txt" --tokenizer=byte --seed=5 --eval-every=50 \
       --eval-batches=1 --export-gpu-run="$dp/run" > /dev/null
     rm -f "$dp/corpus.txt" "$dp"/c*/kernels.mlir "$dp"/c*/kernels.ptx "$dp"/c*/host.so ;;
 esac

@@ -56,14 +56,16 @@ if [ -n "$name" ]; then
 fi
 python3 scripts/gpu/compare.py gpu-check
 # The CUDA runtime survives kill -9 (test/Tools/mxfp4-run/Inputs/kill_resume.py,
-# as the CPU trainer and the HIP runtime do in CI): the first training case,
-# checkpointing every step, killed at 8 random moments and resumed, ends
-# with the uninterrupted run's model and optimizer files byte for byte.
-if [ -n "$name" ]; then
+# as the CPU trainer and the HIP runtime do in CI): the data-parallel
+# group's one-GPU compile on its 400-step run (a GPU trains the micro step
+# at tens of thousands of steps a minute: the 40-step cases end before 8
+# kills), checkpointing every step, killed at 8 random moments and resumed,
+# ends with the uninterrupted run's model and optimizer files byte for byte.
+if [ -d gpu-check/data-parallel ]; then
   rm -rf /tmp/mxfp4-kill-resume
-  (cd "gpu-check/$name" &&
+  (cd gpu-check/data-parallel &&
    python3 "$OLDPWD/test/Tools/mxfp4-run/Inputs/kill_resume.py" /tmp/mxfp4-kill-resume 8 7 -- \
-     /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train plan.txt kernels.cubin \
+     /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train c1/plan.txt c1/kernels.cubin \
      --run=run --checkpoint-every=1) || host=1
 fi
 # Data-parallel training through NCCL (PyTorch's wheel ships libnccl.so.2):
@@ -79,8 +81,8 @@ if [ -d "$dp" ]; then
    for ranks in 1 2; do
      [ "$gpus" -ge $ranks ] || { echo "data-parallel: --gpus=$ranks skipped ($gpus GPU)"; continue; }
      c=$dp/c$((ranks + 1))
-     /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train $c/plan.txt $c/kernels.cubin \
-       --run=$dp/run --out=/tmp/mxfp4-dp/gpus$ranks --gpus=$ranks --checkpoint-every=5 | tail -2 &&
+     timeout 300 /tmp/mxfp4-build-runtime/cuda/mxfp4-cuda-run train $c/plan.txt $c/kernels.cubin \
+       --run=$dp/run --out=/tmp/mxfp4-dp/gpus$ranks --gpus=$ranks --checkpoint-every=50 | tail -2 &&
      echo "data-parallel: --gpus=$ranks against one GPU's @train_step:" &&
      python3 test/Integration/gfx950-emulator/Inputs/compare_metrics.py \
        /tmp/mxfp4-dp/one/metrics.jsonl /tmp/mxfp4-dp/gpus$ranks/metrics.jsonl 1e-3 || exit 1
