@@ -88,6 +88,14 @@ static void checkSignature(const Compiled &compiled, const TrainingRun &run,
          "' has them: were they made from the same config?");
 }
 
+/// The ZeRO-1 layout of `run`'s parameters over `ranks` ranks.
+static ShardLayout getRunShardLayout(const TrainingRun &run, int64_t ranks) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto &[name, shape] : run.params)
+    shapes.push_back(shape);
+  return getShardLayout(shapes, ranks);
+}
+
 /// "a 2 x 33 batch": what `rows` rows of the run's batches are called.
 static std::string describeBatch(const TrainingRun &run, int64_t rows) {
   return "a " + std::to_string(rows) + " x " + std::to_string(run.window) +
@@ -195,10 +203,7 @@ void Trainer::upload(const Checkpoint &start) {
       cu.copyToDevice(state[i], host.data(), host.size());
     }
   } else {
-    std::vector<std::vector<int64_t>> shapes;
-    for (const auto &[name, shape] : run.params)
-      shapes.push_back(shape);
-    layout = getShardLayout(shapes, comm->getRanks());
+    layout = getRunShardLayout(run, comm->getRanks());
     size_t flatBytes = size_t(layout.total) * 4,
            shardBytes = size_t(layout.shard) * 4,
            first = size_t(comm->getRank()) * shardBytes;
@@ -665,10 +670,7 @@ void checkTrainable(const Compiled &compiled, const TrainingRun &run,
                    n + " parameters, " + batch + " (the run's " +
                        std::to_string(run.batch) + " sequences over " +
                        std::to_string(ranks) + " GPUs)");
-    std::vector<std::vector<int64_t>> shapes;
-    for (const auto &[name, shape] : run.params)
-      shapes.push_back(shape);
-    size_t shard = size_t(getShardLayout(shapes, ranks).shard) * 4;
+    size_t shard = size_t(getRunShardLayout(run, ranks).shard) * 4;
     std::vector<size_t> shardBytes(5, shard);
     shardBytes.insert(shardBytes.end(), {4, 4});
     if (!takes(compiled.program("sum_squares"), {shard}, false) ||
@@ -714,10 +716,7 @@ static void checkDeviceMemory(Device &cu, const Compiled &compiled,
   resident += uint64_t(1 + run.evalBatches) * uint64_t(rows * run.window) * 4;
   std::string what;
   if (ranks > 0) {
-    std::vector<std::vector<int64_t>> shapes;
-    for (const auto &[name, shape] : run.params)
-      shapes.push_back(shape);
-    ShardLayout layout = getShardLayout(shapes, ranks);
+    ShardLayout layout = getRunShardLayout(run, ranks);
     resident += uint64_t(layout.total) * 4 * 2 + uint64_t(layout.shard) * 4 * 3;
     uint64_t step = uint64_t(programs.grads.memory.peakTemporaries) +
                     std::max(uint64_t(programs.sumSquares.memory.peakTemporaries),
