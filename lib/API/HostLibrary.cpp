@@ -35,10 +35,14 @@ using namespace mlir::mxfp4;
 
 // The generated code reads the callbacks as pointer-sized fields in
 // declaration order.
+static_assert(sizeof(mxfp4_tensor_map) == 20 * sizeof(uint64_t) &&
+                  offsetof(mxfp4_tensor_map, dims) == 2 * sizeof(uint64_t),
+              "HostABI.h's mxfp4_tensor_map changed: update the generator");
 static_assert(offsetof(mxfp4_host_api, alloc) == 0 * sizeof(void *) &&
                   offsetof(mxfp4_host_api, free) == 1 * sizeof(void *) &&
                   offsetof(mxfp4_host_api, upload) == 2 * sizeof(void *) &&
-                  offsetof(mxfp4_host_api, launch) == 3 * sizeof(void *),
+                  offsetof(mxfp4_host_api, launch) == 3 * sizeof(void *) &&
+                  offsetof(mxfp4_host_api, tensor_map) == 4 * sizeof(void *),
               "HostABI.h's mxfp4_host_api changed: update the generator");
 
 static llvm::Error makeError(const llvm::Twine &message) {
@@ -101,6 +105,31 @@ private:
         /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, init, name);
   }
 
+  /// A constant `struct mxfp4_tensor_map` describing `map`.
+  llvm::GlobalVariable *addTensorMap(const HostTensorMap &map) {
+    auto *array5 = llvm::ArrayType::get(i64, 5);
+    auto *type = llvm::StructType::get(
+        b.getContext(), {ptr, i64, array5, array5, array5, i64, i64, i64});
+    auto list = [&](const std::vector<int64_t> &values) {
+      llvm::SmallVector<llvm::Constant *> elements;
+      for (size_t i = 0; i < 5; ++i)
+        elements.push_back(b.getInt64(i < values.size() ? values[i] : 0));
+      return llvm::ConstantArray::get(array5, elements);
+    };
+    llvm::Constant *fields[] = {
+        addBytes("tensor_map.type", map.elementType, /*addNull=*/true),
+        b.getInt64(map.dims.size()),
+        list(map.dims),
+        list(map.strides),
+        list(map.box),
+        b.getInt64(map.offset),
+        b.getInt64(map.swizzle),
+        b.getInt64(map.l2Promotion)};
+    return new llvm::GlobalVariable(
+        module, type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantStruct::get(type, fields), "tensor_map");
+  }
+
   /// An exported function, with the builder in its entry block.
   llvm::Function *addFunction(llvm::Type *result,
                               llvm::ArrayRef<llvm::Type *> params,
@@ -128,9 +157,9 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
   llvm::Value *args = f->getArg(2), *results = f->getArg(3);
   llvm::LLVMContext &context = b.getContext();
 
-  enum Callback { Alloc, Free, Upload, Launch };
-  llvm::Value *callbacks[4];
-  for (int i : {Alloc, Free, Upload, Launch})
+  enum Callback { Alloc, Free, Upload, Launch, TensorMap };
+  llvm::Value *callbacks[5];
+  for (int i : {Alloc, Free, Upload, Launch, TensorMap})
     callbacks[i] =
         b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, api, i), "callback");
   llvm::FunctionType *allocType =
@@ -143,6 +172,8 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
                                                   i32, i32, i32, ptr, i32};
   llvm::FunctionType *launchType =
       llvm::FunctionType::get(i32, launchParams, false);
+  llvm::FunctionType *tensorMapType =
+      llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr}, false);
 
   // One slot for alloc's and upload's buffer, one array for every launch's
   // parameters: the frame stays small however long the function is.
@@ -201,6 +232,13 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
       owned.insert(step.id);
       break;
     }
+    case HostStep::Kind::TensorMap: {
+      check(b.CreateCall(tensorMapType, callbacks[TensorMap],
+                         {ctx, addTensorMap(step.map), values[step.source],
+                          buffer}));
+      values[step.id] = b.CreateLoad(i64, buffer);
+      break;
+    }
     case HostStep::Kind::Launch: {
       for (auto [i, param] : llvm::enumerate(step.params))
         b.CreateStore(values[param.second],
@@ -211,7 +249,8 @@ void HostModuleBuilder::addFunction(const HostFunction &function,
         operands.push_back(b.getInt32(size));
       for (int64_t size : step.block)
         operands.push_back(b.getInt32(size));
-      operands.append({b.getInt32(0), params, b.getInt32(step.params.size())});
+      operands.append({b.getInt32(step.sharedBytes), params,
+                       b.getInt32(step.params.size())});
       check(b.CreateCall(launchType, callbacks[Launch], operands));
       break;
     }

@@ -12,7 +12,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
@@ -63,6 +65,71 @@ static void describe(HostValue &value, MemRefType type, TypeAttr tensor = {}) {
   value.shape.assign(shape.begin(), shape.end());
 }
 
+/// The tensor map `create` describes, of a buffer of type `type`.
+static llvm::Expected<HostTensorMap>
+describeTensorMap(nvgpu::TmaCreateDescriptorOp create, MemRefType type) {
+  nvgpu::TensorMapDescriptorType desc = create.getTensorMap().getType();
+  HostTensorMap map;
+  HostValue element;
+  describe(element, type);
+  map.elementType = element.elementType;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic) || strides.back() != 1)
+    return located(create, "host plan: a tensor map needs a static shape and "
+                           "layout with a contiguous innermost dimension");
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  map.dims.assign(type.getShape().begin(), type.getShape().end());
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    map.strides.push_back(stride * bytes);
+  map.offset = offset * bytes;
+  for (Value size : create.getBoxDimensions()) {
+    auto c = getConstantIntValue(size);
+    if (!c)
+      return located(create, "host plan: a tensor map's box must be constant");
+    map.box.push_back(*c);
+  }
+  switch (desc.getSwizzle()) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+    map.swizzle = 0;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+    map.swizzle = 32;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+    map.swizzle = 64;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+    map.swizzle = 128;
+    break;
+  }
+  switch (desc.getL2promo()) {
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE:
+    map.l2Promotion = 0;
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B:
+    map.l2Promotion = 64;
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B:
+    map.l2Promotion = 128;
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B:
+    map.l2Promotion = 256;
+    break;
+  }
+  if (desc.getOob() != nvgpu::TensorMapOOBKind::OOB_ZERO ||
+      desc.getInterleave() != nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE)
+    return located(create, "host plan: tensor maps read zeros out of bounds "
+                           "and are not interleaved");
+  std::string problem = checkTensorMap(map);
+  if (!problem.empty())
+    return located(create, "host plan: tensor map: " + problem);
+  return map;
+}
+
 /// The host function `func` as a plan.
 static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
   HostFunction function;
@@ -102,6 +169,34 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
       step.kind = HostStep::Kind::Free;
       step.id = id(dealloc.getMemref());
+    } else if (auto unranked = dyn_cast<memref::CastOp>(op);
+               unranked && isa<UnrankedMemRefType>(unranked.getType())) {
+      // For a tensor map, which reads the ranked source's layout.
+      step.kind = HostStep::Kind::View;
+      step.source = id(unranked.getSource());
+      step.id = id(unranked);
+    } else if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
+      auto source = create.getTensor().getDefiningOp<memref::CastOp>();
+      if (!source)
+        return located(&op, "host plan: a tensor map of a buffer that is not "
+                            "a cast of a ranked one");
+      llvm::Expected<HostTensorMap> map = describeTensorMap(
+          create, cast<MemRefType>(source.getSource().getType()));
+      if (!map)
+        return map.takeError();
+      step.kind = HostStep::Kind::TensorMap;
+      step.source = id(create.getTensor());
+      step.id = id(create);
+      step.map = std::move(*map);
+    } else if (auto pointer = dyn_cast<UnrealizedConversionCastOp>(op);
+               pointer && pointer->getNumOperands() == 1 &&
+               pointer->getNumResults() == 1 &&
+               isa<nvgpu::TensorMapDescriptorType>(
+                   pointer->getOperand(0).getType()) &&
+               isa<LLVM::LLVMPointerType>(pointer->getResult(0).getType())) {
+      // The kernel's view of a tensor map: its device address.
+      ids[pointer->getResult(0)] = id(pointer->getOperand(0));
+      continue;
     } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
                    memref::MemorySpaceCastOp, memref::CastOp,
                    memref::SubViewOp>(op)) {
@@ -143,11 +238,14 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
       step.bytes = memrefBytes(get.getType());
       step.data.assign(init.getRawData().begin(), init.getRawData().end());
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      // Kernels get their shared memory statically; runtimes launch with
-      // none dynamic.
-      if (launch.getDynamicSharedMemorySize())
-        return located(&op, "host plan: dynamic shared memory");
       step.kind = HostStep::Kind::Launch;
+      if (Value shared = launch.getDynamicSharedMemorySize()) {
+        auto bytes = getConstantIntValue(shared);
+        if (!bytes)
+          return located(&op, "host plan: dynamic shared memory must be a "
+                              "constant");
+        step.sharedBytes = *bytes;
+      }
       step.kernel = launch.getKernelName().getValue().str();
       Value sizes[] = {launch.getGridSizeX(),  launch.getGridSizeY(),
                        launch.getGridSizeZ(),  launch.getBlockSizeX(),
@@ -162,7 +260,9 @@ static llvm::Expected<HostFunction> buildFunction(func::FuncOp func) {
         if (!ids.count(arg))
           return located(&op, "host plan: a launch argument has no "
                               "definition in the plan");
-        step.params.push_back({isa<MemRefType>(arg.getType()), ids[arg]});
+        // Buffers and tensor maps pass their device addresses.
+        step.params.push_back(
+            {isa<MemRefType, LLVM::LLVMPointerType>(arg.getType()), ids[arg]});
       }
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {

@@ -92,12 +92,33 @@ std::string mlir::mxfp4::formatHostPlan(const std::vector<HostFunction> &plan) {
         for (char c : step.data)
           appendHex(text, static_cast<uint8_t>(c), 2);
         break;
+      case HostStep::Kind::TensorMap: {
+        const HostTensorMap &map = step.map;
+        text += "tensormap";
+        number(step.id);
+        number(step.source);
+        text += " " + map.elementType;
+        auto list = [&](const char *key, const std::vector<int64_t> &values) {
+          text += std::string(" ") + key + "=";
+          for (size_t i = 0; i < values.size(); ++i)
+            text += (i ? "," : "") + std::to_string(values[i]);
+        };
+        list("dims", map.dims);
+        list("strides", map.strides);
+        list("box", map.box);
+        text += " offset=" + std::to_string(map.offset) +
+                " swizzle=" + std::to_string(map.swizzle) +
+                " l2=" + std::to_string(map.l2Promotion);
+        break;
+      }
       case HostStep::Kind::Launch:
         text += "launch " + step.kernel;
         for (int64_t size : step.grid)
           number(size);
         for (int64_t size : step.block)
           number(size);
+        if (step.sharedBytes)
+          text += " shared=" + std::to_string(step.sharedBytes);
         for (auto [buffer, id] : step.params)
           text += (buffer ? " b" : " s") + std::to_string(id);
         break;
@@ -138,11 +159,13 @@ private:
     return name + ":" + std::to_string(lines.number()) + ": " + message;
   }
 
-  /// Parses the record `words` of `function`; false if it is malformed.
+  /// Parses the record `words` of `function`; false if it is malformed,
+  /// with `error` saying how where the usage would not.
   bool parseRecord(const std::vector<std::string_view> &words,
                    HostFunction &function);
 
   LineReader lines;
+  std::string error;
   const std::string &name;
 };
 
@@ -162,6 +185,34 @@ static bool parseType(const std::vector<std::string_view> &words, size_t first,
   for (size_t i = first + 1; i < words.size(); ++i)
     if (!parseCount(words[i], value.shape.emplace_back()))
       return false;
+  return true;
+}
+
+/// Parses "KEY=V" (a count) from `word`.
+static bool parseKeyed(std::string_view word, std::string_view key,
+                       int64_t &value) {
+  return word.size() > key.size() && word.substr(0, key.size()) == key &&
+         word[key.size()] == '=' &&
+         parseCount(word.substr(key.size() + 1), value);
+}
+
+/// Parses "KEY=V,V,..." (counts) from `word`; an empty list is "KEY=".
+static bool parseKeyedList(std::string_view word, std::string_view key,
+                           std::vector<int64_t> &values) {
+  if (word.size() <= key.size() || word.substr(0, key.size()) != key ||
+      word[key.size()] != '=')
+    return false;
+  std::string_view rest = word.substr(key.size() + 1);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    if (!parseCount(rest.substr(0, comma), values.emplace_back()))
+      return false;
+    if (comma == std::string_view::npos)
+      break;
+    rest = rest.substr(comma + 1);
+    if (rest.empty())
+      return false;
+  }
   return true;
 }
 
@@ -250,6 +301,25 @@ bool PlanParser::parseRecord(const std::vector<std::string_view> &words,
         !parseCount(words[2], step.bytes) ||
         !parseHexData(n == 4 ? words[3] : "", step.bytes, step.data))
       return false;
+  } else if (kind == "tensormap") {
+    step.kind = HostStep::Kind::TensorMap;
+    HostTensorMap &map = step.map;
+    if (n != 10 || !parseCount(words[1], step.id) ||
+        !parseCount(words[2], step.source) ||
+        !parseKeyedList(words[4], "dims", map.dims) ||
+        !parseKeyedList(words[5], "strides", map.strides) ||
+        !parseKeyedList(words[6], "box", map.box) ||
+        !parseKeyed(words[7], "offset", map.offset) ||
+        !parseKeyed(words[8], "swizzle", map.swizzle) ||
+        !parseKeyed(words[9], "l2", map.l2Promotion))
+      return false;
+    map.elementType = std::string(words[3]);
+    // Checked here, so that a runtime's error is a located one.
+    std::string problem = checkTensorMap(map);
+    if (!problem.empty()) {
+      error = "tensormap " + std::to_string(step.id) + ": " + problem;
+      return false;
+    }
   } else {
     step.kind = HostStep::Kind::Launch;
     if (n < 8)
@@ -259,7 +329,13 @@ bool PlanParser::parseRecord(const std::vector<std::string_view> &words,
       if (!parseCount(words[2 + i], step.grid[i]) ||
           !parseCount(words[5 + i], step.block[i]))
         return false;
-    for (size_t i = 8; i < n; ++i) {
+    size_t first = 8;
+    if (n > 8 && words[8].substr(0, 7) == "shared=") {
+      if (!parseKeyed(words[8], "shared", step.sharedBytes))
+        return false;
+      first = 9;
+    }
+    for (size_t i = first; i < n; ++i) {
       std::string_view param = words[i];
       int64_t id;
       if (param.empty() || (param[0] != 'b' && param[0] != 's') ||
@@ -289,8 +365,12 @@ static const char *getUsage(std::string_view kind) {
     return "const ID BYTES HEXBITS";
   if (kind == "global")
     return "global ID BYTES HEXDATA, at most BYTES bytes";
+  if (kind == "tensormap")
+    return "tensormap ID SOURCE TYPE dims=D,... strides=S,... box=B,... "
+           "offset=BYTES swizzle=BYTES l2=BYTES";
   if (kind == "launch")
-    return "launch KERNEL GX GY GZ BX BY BZ ARG... with ARG bID or sID";
+    return "launch KERNEL GX GY GZ BX BY BZ [shared=BYTES] ARG... with ARG "
+           "bID or sID";
   if (kind == "result")
     return "result I ID BYTES TYPE DIMS..., numbered from 0";
   if (kind == "end")
@@ -344,7 +424,7 @@ std::string PlanParser::parse(std::vector<HostFunction> &plan) {
       continue;
     }
     if (!parseRecord(words, *function))
-      return located(bad);
+      return located(error.empty() ? bad : error);
   }
   if (function)
     return name + ":" + std::to_string(functionLine) + ": function '" +
@@ -389,6 +469,8 @@ std::string mlir::mxfp4::checkHostLifetimes(const HostFunction &function) {
   for (const HostStep &step : function.steps) {
     if (step.kind == HostStep::Kind::View)
       root[step.id] = use(step.source, "views");
+    else if (step.kind == HostStep::Kind::TensorMap)
+      root[step.id] = use(step.source, "maps");
     else if (step.kind == HostStep::Kind::Free)
       freed.insert(use(step.id, "frees"));
     else if (step.kind == HostStep::Kind::Launch)
@@ -419,7 +501,9 @@ mlir::mxfp4::measureHostMemory(const HostFunction &function) {
   std::map<int64_t, int64_t> root; // a view -> what it views
   int64_t held = 0;
   for (const HostStep &step : function.steps) {
-    if (step.kind == HostStep::Kind::View) {
+    // A tensor map lives in the runtime's cache, outside the plan's memory.
+    if (step.kind == HostStep::Kind::View ||
+        step.kind == HostStep::Kind::TensorMap) {
       auto it = root.find(step.source);
       root[step.id] = it == root.end() ? step.source : it->second;
     } else if (step.kind == HostStep::Kind::Alloc ||
@@ -437,4 +521,63 @@ mlir::mxfp4::measureHostMemory(const HostFunction &function) {
     }
   }
   return memory;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::mxfp4::getTensorMapElementBytes(const std::string &elementType) {
+  if (elementType == "u8")
+    return 1;
+  if (elementType == "f16" || elementType == "bf16")
+    return 2;
+  if (elementType == "f32" || elementType == "i32")
+    return 4;
+  if (elementType == "i64")
+    return 8;
+  return 0;
+}
+
+std::string mlir::mxfp4::checkTensorMap(const HostTensorMap &map) {
+  int64_t element = getTensorMapElementBytes(map.elementType);
+  if (!element)
+    return "element type '" + map.elementType +
+           "' is none of u8 f16 bf16 f32 i32 i64";
+  size_t rank = map.dims.size();
+  if (rank < 1 || rank > 5)
+    return "rank " + std::to_string(rank) + " is not 1 to 5";
+  if (map.strides.size() != rank - 1 || map.box.size() != rank)
+    return "a rank-" + std::to_string(rank) + " map takes " +
+           std::to_string(rank - 1) + " strides and " + std::to_string(rank) +
+           " box sizes";
+  for (int64_t d : map.dims)
+    if (d < 1 || d > (int64_t(1) << 32))
+      return "dimension " + std::to_string(d) + " is not 1 to 2^32";
+  for (int64_t stride : map.strides)
+    if (stride % 16 || stride >= (int64_t(1) << 40))
+      return "stride " + std::to_string(stride) +
+             " is not a multiple of 16 bytes below 2^40";
+  for (int64_t b : map.box)
+    if (b < 1 || b > 256)
+      return "box size " + std::to_string(b) + " is not 1 to 256";
+  if (map.offset % 16)
+    return "offset " + std::to_string(map.offset) +
+           " is not a multiple of 16 bytes";
+  if (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 &&
+      map.swizzle != 128)
+    return "swizzle " + std::to_string(map.swizzle) + " is not 0, 32, 64 or 128";
+  if (map.l2Promotion != 0 && map.l2Promotion != 64 &&
+      map.l2Promotion != 128 && map.l2Promotion != 256)
+    return "L2 promotion " + std::to_string(map.l2Promotion) +
+           " is not 0, 64, 128 or 256";
+  int64_t row = map.box.back() * element;
+  if (row % 16)
+    return "the box's innermost row of " + std::to_string(row) +
+           " bytes is not a multiple of 16";
+  if (map.swizzle && row > map.swizzle)
+    return "the box's innermost row of " + std::to_string(row) +
+           " bytes exceeds the " + std::to_string(map.swizzle) +
+           "-byte swizzle";
+  return "";
 }

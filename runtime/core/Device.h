@@ -18,6 +18,8 @@
 #ifndef MXFP4_RUNTIME_CORE_DEVICE_H
 #define MXFP4_RUNTIME_CORE_DEVICE_H
 
+#include "mxfp4/Formats/HostPlan.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,6 +54,10 @@ public:
   virtual void launch(void *kernel, const std::string &name,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned sharedBytes, void **params) = 0;
+  /// Encodes `map` of the buffer at `address` into the driver's 128-byte
+  /// tensor map at `encoded` (CUDA's cuTensorMapEncodeTiled).
+  virtual void encodeTensorMap(const HostTensorMap &map, DevicePtr address,
+                               void *encoded) = 0;
   /// Waits for everything queued.
   virtual void synchronize() = 0;
   /// The device memory free now and in all, in bytes, for the checks that

@@ -7,6 +7,7 @@
 
 #include "HostLibrary.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <exception>
 #include <stdexcept>
@@ -116,6 +117,22 @@ const mxfp4_host_api callbacks = {
         unsigned grid[3] = {gridX, gridY, gridZ};
         unsigned block[3] = {blockX, blockY, blockZ};
         c.launch(kernel, grid, block, sharedBytes, params, numParams);
+      });
+    },
+    /*tensor_map=*/
+    [](void *ctx, const mxfp4_tensor_map *map, uint64_t buffer,
+       uint64_t *address) {
+      return guard(ctx, [&](HostCalls &c) {
+        HostTensorMap spec;
+        spec.elementType = map->element_type;
+        size_t rank = std::min<uint64_t>(map->rank, 5);
+        spec.dims.assign(map->dims, map->dims + rank);
+        spec.strides.assign(map->strides, map->strides + (rank ? rank - 1 : 0));
+        spec.box.assign(map->box, map->box + rank);
+        spec.offset = map->offset;
+        spec.swizzle = map->swizzle;
+        spec.l2Promotion = map->l2_promotion;
+        *address = c.tensorMap(spec, buffer);
       });
     },
 };

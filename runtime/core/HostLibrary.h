@@ -15,6 +15,7 @@
 #define MXFP4_RUNTIME_CORE_HOST_LIBRARY_H
 
 #include "mxfp4/API/HostABI.h"
+#include "mxfp4/Formats/HostPlan.h"
 
 #include <cstdint>
 #include <string>
@@ -58,6 +59,7 @@ public:
   virtual void launch(uint32_t kernel, const unsigned grid[3],
                       const unsigned block[3], unsigned sharedBytes,
                       const uint64_t *params, uint32_t numParams) = 0;
+  virtual uint64_t tensorMap(const HostTensorMap &map, uint64_t buffer) = 0;
 };
 
 /// Calls `function` with `calls` for its device operations. An exception

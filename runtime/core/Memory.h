@@ -10,7 +10,10 @@
 
 #include "Device.h"
 
+#include <cstring>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::mxfp4::runtime {
@@ -60,6 +63,29 @@ public:
   /// Returns a block from `take` to the cache.
   void give(DevicePtr p) { idle[blocks.at(p)].push_back(p); }
 
+  /// The device address of the tensor map `map` of the buffer at `buffer`,
+  /// encoded and uploaded once: a map depends on the address and the
+  /// description alone, and the caching allocator hands the same blocks to
+  /// every call, so a step's maps are made by its first call.
+  DevicePtr tensorMap(const HostTensorMap &map, DevicePtr buffer) {
+    std::vector<int64_t> key = {static_cast<int64_t>(buffer), map.offset,
+                                map.swizzle, map.l2Promotion};
+    for (const std::vector<int64_t> *list : {&map.dims, &map.strides, &map.box}) {
+      key.push_back(static_cast<int64_t>(list->size()));
+      key.insert(key.end(), list->begin(), list->end());
+    }
+    DevicePtr &address = tensorMaps[{map.elementType, key}];
+    if (!address) {
+      alignas(64) unsigned char encoded[128];
+      std::memset(encoded, 0, sizeof(encoded));
+      cu.encodeTensorMap(map, buffer, encoded);
+      DevicePtr p = hold(sizeof(encoded));
+      cu.copyToDevice(p, encoded, sizeof(encoded));
+      address = p;
+    }
+    return address;
+  }
+
   /// The bytes taken from the driver so far: held buffers and the cache,
   /// the run's device memory at its peak (nothing is given back early).
   size_t allocatedBytes() const { return allocated; }
@@ -75,6 +101,7 @@ private:
   std::map<size_t, std::vector<DevicePtr>> idle; // by size
   std::map<DevicePtr, size_t> blocks;            // all of the cache's
   std::vector<DevicePtr> held;
+  std::map<std::pair<std::string, std::vector<int64_t>>, DevicePtr> tensorMaps;
   size_t allocated = 0;
 };
 

@@ -51,8 +51,14 @@ static std::vector<Record> getRecords(const HostFunction &function) {
       r.data = step.data;
       r.data.resize(r.bytes);
       break;
+    case HostStep::Kind::TensorMap:
+      r.kind = Record::TensorMap;
+      r.source = step.source;
+      r.map = step.map;
+      break;
     case HostStep::Kind::Launch:
       r.kind = Record::Launch;
+      r.sharedBytes = static_cast<unsigned>(step.sharedBytes);
       r.name = step.kernel;
       for (int i = 0; i < 3; ++i) {
         r.grid[i] = static_cast<unsigned>(step.grid[i]);

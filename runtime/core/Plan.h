@@ -28,10 +28,10 @@ namespace mlir::mxfp4::runtime {
 /// One record of the function, parsed once: the timed calls replay these and
 /// read no text.
 struct Record {
-  enum Kind { Arg, Alloc, Free, View, Const, Global, Launch, Result };
+  enum Kind { Arg, Alloc, Free, View, Const, Global, TensorMap, Launch, Result };
   Kind kind = Alloc;
   long id = 0;
-  long source = 0;        // view
+  long source = 0;        // view, tensormap
   size_t index = 0;       // arg, result
   size_t bytes = 0;       // arg, alloc, global, result
   bool buffer = false;    // arg: a buffer, not a scalar
@@ -39,6 +39,8 @@ struct Record {
   std::vector<char> data; // global: `bytes` bytes
   std::string name;       // launch: the kernel; arg, result: the element type
   unsigned grid[3] = {}, block[3] = {};
+  unsigned sharedBytes = 0;                // launch: dynamic shared memory
+  mlir::mxfp4::HostTensorMap map;          // tensormap
   std::vector<std::pair<bool, long>> args; // launch: (is a buffer, id)
   std::vector<int64_t> shape;              // result
   void *kernel = nullptr;                  // launch, once the code object is loaded

@@ -233,12 +233,15 @@ static std::vector<DevicePtr> interpret(Device &cu, Memory &memory,
       live.insert(buffers[r.id] = memory.take(r.bytes));
       cu.copyToDevice(buffers[r.id], r.data.data(), r.bytes);
       break;
+    case Record::TensorMap:
+      buffers[r.id] = memory.tensorMap(r.map, buffers.at(r.source));
+      break;
     case Record::Launch: {
       std::vector<uint64_t> values;
       for (auto [isBuffer, id] : r.args)
         values.push_back(isBuffer ? buffers.at(id) : arguments.scalars.at(id));
-      launchKernel(cu, profile, r.kernel, r.name, r.grid, r.block, 0,
-                   values.data(), values.size());
+      launchKernel(cu, profile, r.kernel, r.name, r.grid, r.block,
+                   r.sharedBytes, values.data(), values.size());
       break;
     }
     case Record::Result:
@@ -289,6 +292,10 @@ public:
     launchKernel(cu, profile, program.kernels[kernel],
                  program.kernelNames[kernel], grid, block, sharedBytes, params,
                  numParams);
+  }
+
+  uint64_t tensorMap(const HostTensorMap &map, uint64_t buffer) override {
+    return memory.tensorMap(map, buffer);
   }
 
 private:

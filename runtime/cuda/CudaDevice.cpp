@@ -42,6 +42,9 @@ void CudaDevice::load() {
   resolve(memcpyDtoH, "cuMemcpyDtoH_v2");
   resolve(memcpyDtoD, "cuMemcpyDtoD_v2");
   resolve(launchKernel, "cuLaunchKernel");
+  resolve(funcSetAttribute, "cuFuncSetAttribute");
+  tensorMapEncodeTiled = reinterpret_cast<decltype(tensorMapEncodeTiled)>(
+      dlsym(library, "cuTensorMapEncodeTiled"));
   resolve(ctxSynchronize, "cuCtxSynchronize");
   resolve(memGetInfo, "cuMemGetInfo_v2");
   resolve(eventCreate, "cuEventCreate");
@@ -113,9 +116,61 @@ void CudaDevice::copyOnDevice(DevicePtr to, DevicePtr from, size_t bytes) {
 void CudaDevice::launch(void *kernel, const std::string &name,
                         const unsigned grid[3], const unsigned block[3],
                         unsigned sharedBytes, void **params) {
+  // Past 48 KiB a kernel's dynamic shared memory must be allowed first.
+  constexpr int kMaxDynamicSharedSizeBytes = 8;
+  if (sharedBytes > 48 * 1024 && largeShared.insert(kernel).second)
+    check(funcSetAttribute(kernel, kMaxDynamicSharedSizeBytes,
+                           static_cast<int>(sharedBytes)),
+          "cuFuncSetAttribute(" + name + ", " + std::to_string(sharedBytes) +
+              " bytes of dynamic shared memory)");
   check(launchKernel(kernel, grid[0], grid[1], grid[2], block[0], block[1],
                      block[2], sharedBytes, nullptr, params, nullptr),
         "cuLaunchKernel(" + name + ")");
+}
+
+void CudaDevice::encodeTensorMap(const HostTensorMap &map, DevicePtr address,
+                                 void *encoded) {
+  if (!tensorMapEncodeTiled)
+    fail("libcuda.so.1 has no cuTensorMapEncodeTiled: this plan's tensor "
+         "maps need a CUDA 12 driver or later");
+  // CUtensorMapDataType, CUtensorMapSwizzle and CUtensorMapL2promotion.
+  int type = 0;
+  if (map.elementType == "u8")
+    type = 0;
+  else if (map.elementType == "i32")
+    type = 3;
+  else if (map.elementType == "i64")
+    type = 5;
+  else if (map.elementType == "f16")
+    type = 6;
+  else if (map.elementType == "f32")
+    type = 7;
+  else if (map.elementType == "bf16")
+    type = 9;
+  else
+    fail("a tensor map of element type '" + map.elementType + "'");
+  int swizzle = map.swizzle == 32 ? 1 : map.swizzle == 64 ? 2
+                : map.swizzle == 128 ? 3 : 0;
+  int l2 = map.l2Promotion == 64 ? 1 : map.l2Promotion == 128 ? 2
+           : map.l2Promotion == 256 ? 3 : 0;
+  // The driver takes dimensions innermost first, and the strides of all
+  // but the innermost.
+  size_t rank = map.dims.size();
+  unsigned long long dims[5], strides[5];
+  unsigned box[5], elementStrides[5];
+  for (size_t i = 0; i < rank; ++i) {
+    dims[i] = map.dims[rank - 1 - i];
+    box[i] = static_cast<unsigned>(map.box[rank - 1 - i]);
+    elementStrides[i] = 1;
+    if (i + 1 < rank)
+      strides[i] = map.strides[rank - 2 - i];
+  }
+  void *global = reinterpret_cast<void *>(address + map.offset);
+  check(tensorMapEncodeTiled(encoded, type, static_cast<unsigned>(rank),
+                             global, dims, strides, box, elementStrides,
+                             /*interleave=*/0, swizzle, l2, /*oobFill=*/0),
+        "cuTensorMapEncodeTiled(" + map.elementType + " tensor of rank " +
+            std::to_string(rank) + ")");
 }
 
 void CudaDevice::synchronize() {

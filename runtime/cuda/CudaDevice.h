@@ -18,6 +18,7 @@
 #include "Device.h"
 
 #include <cstddef>
+#include <set>
 #include <string>
 
 namespace mlir::mxfp4::runtime {
@@ -43,6 +44,8 @@ public:
   void launch(void *kernel, const std::string &name, const unsigned grid[3],
               const unsigned block[3], unsigned sharedBytes,
               void **params) override;
+  void encodeTensorMap(const HostTensorMap &map, DevicePtr address,
+                       void *encoded) override;
   void synchronize() override;
   void memoryInfo(size_t &freeBytes, size_t &totalBytes) override;
   void *createEvent() override;
@@ -77,6 +80,14 @@ private:
   CUresult (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, void *, void **,
                            void **);
+  CUresult (*funcSetAttribute)(void *, int, int);
+  /// CUDA 12's; null with an older driver, which fails only plans that
+  /// use tensor maps.
+  CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                   const unsigned long long *,
+                                   const unsigned long long *,
+                                   const unsigned *, const unsigned *, int,
+                                   int, int, int) = nullptr;
   CUresult (*ctxSynchronize)();
   CUresult (*memGetInfo)(size_t *, size_t *);
   CUresult (*eventCreate)(void **, unsigned);
@@ -85,6 +96,8 @@ private:
   CUresult (*eventElapsedTime)(float *, void *, void *);
   CUresult (*eventDestroy)(void *);
   CUresult (*getErrorName)(CUresult, const char **);
+  /// The kernels whose dynamic shared memory limit was raised.
+  std::set<void *> largeShared;
 };
 
 } // namespace mlir::mxfp4::runtime

@@ -193,6 +193,11 @@ void HipDevice::launch(void *kernel, const std::string &name,
         "hipModuleLaunchKernel(" + name + ")");
 }
 
+void HipDevice::encodeTensorMap(const HostTensorMap &, DevicePtr, void *) {
+  fail("the plan uses a TMA tensor map, an NVIDIA Hopper feature: it was "
+       "compiled for sm_90a, not for this runner's gfx950");
+}
+
 void HipDevice::synchronize() {
   check(deviceSynchronize(), "hipDeviceSynchronize");
 }

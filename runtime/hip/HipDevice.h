@@ -60,6 +60,8 @@ public:
   void launch(void *kernel, const std::string &name, const unsigned grid[3],
               const unsigned block[3], unsigned sharedBytes,
               void **params) override;
+  void encodeTensorMap(const HostTensorMap &map, DevicePtr address,
+                       void *encoded) override;
   void synchronize() override;
   void memoryInfo(size_t &freeBytes, size_t &totalBytes) override;
   void *createEvent() override;

@@ -33,12 +33,19 @@ func.func @swiglu_residual(%g: tensor<256x64xf32>, %u: tensor<256x64xf32>, %r: t
 
 // A GEMM fed by an elementwise op (a norm's scaling): the bf16 rounding of
 // the operand fuses into that op's kernel, which writes bf16; the GEMM
-// reads it and the weight's rounding is the only other kernel.
+// reads it, through TMA tensor maps of both bf16 buffers, and the weight's
+// rounding is the only other kernel.
 // RUN: mxfp4-opt %s -mxfp4-to-sm90a="format=mlir mixed=true" | FileCheck %s --check-prefix=ROUND
 // ROUND-LABEL: func.func @scaled_linear
 // ROUND: gpu.launch_func {{.*}} args(%[[XH:.*]] : memref<256x64xbf16>, %arg0 : memref<256x64xf32>, %arg1 : memref<256x64xf32>)
 // ROUND: gpu.launch_func {{.*}} args(%[[WH:.*]] : memref<128x64xbf16>, %arg2 : memref<128x64xf32>)
-// ROUND: gpu.launch_func {{.*}} args(%[[XH]] : memref<256x64xbf16>, %[[WH]] : memref<128x64xbf16>,
+// ROUND: %[[XC:.*]] = memref.cast %[[XH]] : memref<256x64xbf16> to memref<*xbf16>
+// ROUND: %[[XM:.*]] = nvgpu.tma.create.descriptor %[[XC]] box[%{{.*}}, %{{.*}}]
+// ROUND: %[[XP:.*]] = builtin.unrealized_conversion_cast %[[XM]] {{.*}} to !llvm.ptr
+// ROUND: %[[WC:.*]] = memref.cast %[[WH]] : memref<128x64xbf16> to memref<*xbf16>
+// ROUND: %[[WM:.*]] = nvgpu.tma.create.descriptor %[[WC]] box[%{{.*}}, %{{.*}}]
+// ROUND: %[[WP:.*]] = builtin.unrealized_conversion_cast %[[WM]] {{.*}} to !llvm.ptr
+// ROUND: gpu.launch_func {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %{{.*}} args(%[[XP]] : !llvm.ptr, %[[WP]] : !llvm.ptr,
 // ROUND-NOT: gpu.launch_func
 func.func @scaled_linear(%x: tensor<256x64xf32>, %s: tensor<256x64xf32>, %w: tensor<128x64xf32>) -> tensor<256x128xf32> {
   %e = tensor.empty() : tensor<256x64xf32>

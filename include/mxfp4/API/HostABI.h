@@ -29,7 +29,21 @@ extern "C" {
 #endif
 
 /// Changes whenever a declaration of this header does.
-#define MXFP4_HOST_ABI_VERSION 1u
+#define MXFP4_HOST_ABI_VERSION 2u
+
+/// A tensor map of a buffer (HostPlan.h's HostTensorMap): what the
+/// runtime encodes with cuTensorMapEncodeTiled. Sizes go outermost first;
+/// `strides[i]` is the byte stride of dimension i (rank - 1 of them).
+struct mxfp4_tensor_map {
+  const char *element_type; /* u8 f16 bf16 f32 i32 i64 */
+  uint64_t rank;
+  uint64_t dims[5];
+  uint64_t strides[5];
+  uint64_t box[5];
+  uint64_t offset;       /* bytes from the buffer's address */
+  uint64_t swizzle;      /* 0, 32, 64 or 128 bytes */
+  uint64_t l2_promotion; /* 0, 64, 128 or 256 bytes */
+};
 
 /// What a host function asks of the runtime. Device buffers are 64-bit
 /// device addresses. Each callback returns 0 on success; the host function
@@ -45,12 +59,16 @@ struct mxfp4_host_api {
                     uint64_t *buffer);
   /// Launches kernel `kernel` (an index into mxfp4_kernel_names) on a grid
   /// of blocks with `sharedBytes` of dynamic shared memory. Each parameter is
-  /// a 64-bit value, a buffer's address or a scalar's little-endian bits; a
-  /// kernel reads as many low bytes as it declares.
+  /// a 64-bit value, a buffer's (or tensor map's) address or a scalar's
+  /// little-endian bits; a kernel reads as many low bytes as it declares.
   int32_t (*launch)(void *ctx, uint32_t kernel, uint32_t gridX, uint32_t gridY,
                     uint32_t gridZ, uint32_t blockX, uint32_t blockY,
                     uint32_t blockZ, uint32_t sharedBytes,
                     const uint64_t *params, uint32_t numParams);
+  /// The device address of tensor map `map` of the device buffer `buffer`,
+  /// which stays valid for the runtime's life.
+  int32_t (*tensor_map)(void *ctx, const struct mxfp4_tensor_map *map,
+                        uint64_t buffer, uint64_t *address);
 };
 
 /// `mxfp4_fn_NAME`: one call of the plan's function NAME. `args` holds one

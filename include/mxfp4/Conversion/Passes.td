@@ -308,11 +308,17 @@ def ConvertLinalgMatmulToNVGPUPass
     }
     ```
   }];
+  let options = [
+    Option<"tma", "tma", "bool", /*default=*/"true",
+           "Use the warp-specialized TMA kernel where tensor maps can "
+           "describe both operands (else the register-staged kernel)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"

@@ -20,7 +20,10 @@
 //   view ID SOURCE               (a reshape or cast: the same bytes)
 //   const ID BYTES HEXBITS       (little-endian scalar)
 //   global ID BYTES HEXDATA
-//   launch KERNEL GX GY GZ BX BY BZ ARG...   (ARG: bID or sID)
+//   tensormap ID SOURCE TYPE dims=D,... strides=S,... box=B,...
+//             offset=BYTES swizzle=0|32|64|128 l2=0|64|128|256
+//   launch KERNEL GX GY GZ BX BY BZ [shared=BYTES] ARG...
+//                                      (ARG: bID or sID)
 //   result I ID BYTES TYPE DIMS...      (TYPE: f32 bf16 i32 i64 u8 bytes)
 //   end
 //
@@ -49,19 +52,46 @@ struct HostValue {
   std::vector<int64_t> shape;
 };
 
+/// A TMA tensor map (CUDA's CUtensorMap, tiled mode) of a buffer: what
+/// cuTensorMapEncodeTiled takes, the buffer's address aside. Dimensions go
+/// outermost first, as in the buffer's memref type; out-of-bounds elements
+/// read as zeros; no interleave.
+struct HostTensorMap {
+  std::string elementType; // u8 f16 bf16 f32 i32 i64
+  std::vector<int64_t> dims;
+  /// Bytes between consecutive indices of each dimension but the innermost
+  /// (whose elements are contiguous): one fewer than `dims`.
+  std::vector<int64_t> strides;
+  /// The box a load brings to shared memory, elements per dimension.
+  std::vector<int64_t> box;
+  int64_t offset = 0;      // bytes from the buffer's address to element 0
+  int64_t swizzle = 0;     // the shared-memory swizzle span in bytes, or 0
+  int64_t l2Promotion = 0; // the L2 promotion in bytes, or 0
+};
+
+/// The size in bytes of a tensor map's element type, 0 if it has none.
+int64_t getTensorMapElementBytes(const std::string &elementType);
+
+/// What the driver would refuse about `map` (rank 1 to 5, 16-byte aligned
+/// strides and offset, boxes of 1 to 256 whose innermost row is a multiple
+/// of 16 bytes and fits the swizzle), as a sentence, or an empty string.
+std::string checkTensorMap(const HostTensorMap &map);
+
 /// One operation of a host function, in program order.
 struct HostStep {
-  enum class Kind { Alloc, Free, View, Const, Global, Launch };
+  enum class Kind { Alloc, Free, View, Const, Global, TensorMap, Launch };
   Kind kind = Kind::Alloc;
   /// The value defined (alloc, view, const, global) or freed.
   int64_t id = 0;
-  int64_t source = 0;                           // view: the value it aliases
+  int64_t source = 0;                           // view, tensormap: the buffer
   int64_t bytes = 0;                            // alloc, const, global
   uint64_t bits = 0;                            // const: zero-extended
   std::vector<char> data;                       // global: the initial bytes
   std::string kernel;                           // launch
   int64_t grid[3] = {}, block[3] = {};          // launch
   std::vector<std::pair<bool, int64_t>> params; // launch: (a buffer?, id)
+  int64_t sharedBytes = 0; // launch: dynamic shared memory
+  HostTensorMap map;       // tensormap: its value is the map's device address
 };
 
 /// A public host function: its arguments and results by index, its steps.

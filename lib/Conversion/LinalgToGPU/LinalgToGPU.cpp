@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -463,12 +464,24 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
 /// True for ops the host runs: allocations, views, constants and launches.
 /// Everything else, scalar arithmetic included (the learning-rate
 /// schedule), runs on the device, so a runtime only allocates and launches.
+/// True if `op` makes a TMA tensor map of a buffer on the host (Hopper's
+/// GEMM kernel, LinalgToNVGPU), or casts one to the pointer a kernel takes:
+/// a kernel reads the buffer through its result.
+static bool isTensorMap(Operation *op) {
+  if (isa<nvgpu::TmaCreateDescriptorOp>(op))
+    return true;
+  auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
+  return cast && cast->getNumOperands() == 1 &&
+         isa<nvgpu::TensorMapDescriptorType>(cast->getOperand(0).getType());
+}
+
 static bool staysOnHost(Operation *op) {
   return isa<memref::AllocOp, memref::DeallocOp, memref::CollapseShapeOp,
              memref::ExpandShapeOp, memref::SubViewOp, memref::CastOp,
              memref::ReinterpretCastOp, memref::MemorySpaceCastOp,
              memref::GetGlobalOp, arith::ConstantOp, gpu::LaunchOp,
-             gpu::LaunchFuncOp, func::ReturnOp>(op);
+             gpu::LaunchFuncOp, func::ReturnOp>(op) ||
+         isTensorMap(op);
 }
 
 /// Frees every allocation of the (straight-line) host function after the
@@ -495,9 +508,10 @@ static void freeAfterLastUse(Block &entry) {
           continue;
         if (isa<func::ReturnOp>(top))
           returned = true;
-        if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
-                memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
-                memref::MemorySpaceCastOp>(user) &&
+        if ((isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
+                 memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+                 memref::MemorySpaceCastOp>(user) ||
+             isTensorMap(user)) &&
             user->getBlock() == &entry)
           aliases.push_back(user->getResult(0));
         if (position.lookup(top) > position.lookup(last))

@@ -37,6 +37,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -240,6 +241,57 @@ private:
 
 } // namespace
 
+/// The memref indices of (batch, row, k) of `l`.
+static SmallVector<Value> indices(const ContractionOperand &l, Value batch,
+                                  Value row, Value k) {
+  SmallVector<Value> idx(cast<MemRefType>(l.memref.getType()).getRank());
+  if (l.batchDim >= 0)
+    idx[l.batchDim] = batch;
+  idx[l.rowDim] = row;
+  idx[l.kDim] = k;
+  return idx;
+}
+
+/// True if every pair of adjacent columns of `memref` starts 8-byte aligned.
+static bool pairsAligned(Value memref) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(cast<MemRefType>(memref.getType())
+                 .getStridesAndOffset(strides, offset)))
+    return false;
+  return offset % 2 == 0 && llvm::all_of(ArrayRef(strides).drop_back(),
+                                         [](int64_t s) { return s % 2 == 0; });
+}
+
+/// Stores `pair` (vector<2xf32>), columns col and col + 1 of row `row` of
+/// batch `batch` of C, into `workspace` slice `split` if there is one, else
+/// into C itself (adding to it unless the contraction overwrites).
+static void storeOutputPair(OpBuilder &b, Location loc,
+                            const LinalgContraction &c, Value workspace,
+                            Value split, Value batch, Value row, Value col,
+                            Value pair) {
+  if (workspace) {
+    vector::StoreOp::create(b, loc, pair, workspace,
+                            ValueRange{split, batch, row, col},
+                            /*nontemporal=*/false, llvm::MaybeAlign(8));
+    return;
+  }
+  llvm::MaybeAlign pairAlign(pairsAligned(c.c.memref) ? 8 : 4);
+  SmallVector<Value> at = indices(c.c, batch, row, col);
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  if (!c.overwrite) {
+    Value prior = vector::LoadOp::create(b, loc, pairType, c.c.memref, at,
+                                         /*nontemporal=*/false, pairAlign);
+    pair = arith::AddFOp::create(b, loc, prior, pair);
+  }
+  vector::StoreOp::create(b, loc, pair, c.c.memref, at,
+                          /*nontemporal=*/false, pairAlign);
+}
+
+/// After `gemm` wrote K splits into `workspace`: adds them to the output.
+static void addSplits(OpBuilder &b, Location loc, const LinalgContraction &c,
+                      gpu::LaunchOp gemm, Value workspace, int64_t splits);
+
 namespace {
 
 /// Emits one contraction's launch.
@@ -251,11 +303,6 @@ public:
   void emit();
 
 private:
-  /// After `gemm` wrote K splits into `workspace`: adds them to the output.
-  void addSplits(gpu::LaunchOp gemm, Value workspace, int64_t splits);
-  /// The memref indices of (batch, row, k) of `l`.
-  SmallVector<Value> indices(const ContractionOperand &l, Value batch,
-                             Value row, Value k);
   /// Where chunk `i` (0 or 1) of this thread lies in an operand's stage: the
   /// (row, k) of its first element in the tile; 8 elements along K if the
   /// operand is K-contiguous, else along the rows.
@@ -275,15 +322,6 @@ private:
 
 } // namespace
 
-SmallVector<Value> GemmEmitter::indices(const ContractionOperand &l,
-                                        Value batch, Value row, Value k) {
-  SmallVector<Value> idx(cast<MemRefType>(l.memref.getType()).getRank());
-  if (l.batchDim >= 0)
-    idx[l.batchDim] = batch;
-  idx[l.rowDim] = row;
-  idx[l.kDim] = k;
-  return idx;
-}
 
 std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
   // A warp's chunk is 8 rows x 32 K (K-contiguous: four lanes read a row's
@@ -335,17 +373,6 @@ void GemmEmitter::storeChunks(ArrayRef<Value> chunks, bool kContiguous,
     Value kBase = kb.mul(kb.div(k, 8), 8);
     storeTransposedBlock(kb, tile, stage, rowBase, kBase, chunk);
   }
-}
-
-/// True if every pair of adjacent columns of `memref` starts 8-byte aligned.
-static bool pairsAligned(Value memref) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(cast<MemRefType>(memref.getType())
-                 .getStridesAndOffset(strides, offset)))
-    return false;
-  return offset % 2 == 0 && llvm::all_of(ArrayRef(strides).drop_back(),
-                                         [](int64_t s) { return s % 2 == 0; });
 }
 
 void GemmEmitter::emit() {
@@ -425,38 +452,20 @@ void GemmEmitter::emit() {
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, results);
   }
-  Value acc = loop.getResult(0);
-  llvm::MaybeAlign pairAlign(pairsAligned(c.c.memref) ? 8 : 4);
   forEachWarpgroupAccumulatorPair(
-      kb, acc, kTile, kb.add(m0, wgRow), n0,
+      kb, loop.getResult(0), kTile, kb.add(m0, wgRow), n0,
       [&](Value row, Value col, Value pair) {
-        Value valid = kb.andI(kb.lt(row, c.m), kb.lt(col, c.n));
-        auto guard = scf::IfOp::create(b, loc, valid, false);
-        OpBuilder::InsertionGuard inIf(b);
-        b.setInsertionPointToStart(guard.thenBlock());
-        if (workspace) {
-          vector::StoreOp::create(b, loc, pair, workspace,
-                                  ValueRange{split, batch, row, col},
-                                  /*nontemporal=*/false, llvm::MaybeAlign(8));
-          return;
-        }
-        SmallVector<Value> at = indices(c.c, batch, row, col);
-        auto pairType = VectorType::get({2}, b.getF32Type());
-        if (!c.overwrite) {
-          Value prior =
-              vector::LoadOp::create(b, loc, pairType, c.c.memref, at,
-                                     /*nontemporal=*/false, pairAlign);
-          pair = arith::AddFOp::create(b, loc, prior, pair);
-        }
-        vector::StoreOp::create(b, loc, pair, c.c.memref, at,
-                                /*nontemporal=*/false, pairAlign);
+        kb.when(kb.andI(kb.lt(row, c.m), kb.lt(col, c.n)), [&] {
+          storeOutputPair(b, loc, c, workspace, split, batch, row, col, pair);
+        });
       });
   if (workspace)
-    addSplits(launch, workspace, splits);
+    addSplits(b, loc, c, launch, workspace, splits);
 }
 
-void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
-                            int64_t splits) {
+static void addSplits(OpBuilder &b, Location loc, const LinalgContraction &c,
+                      gpu::LaunchOp gemm, Value workspace, int64_t splits) {
+  KernelBuilder kb(b, loc, BoundsMode::guarded);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfter(gemm);
   // One thread a pair of outputs: C += the splits' partial sums, in order.
@@ -486,11 +495,304 @@ void GemmEmitter::addSplits(gpu::LaunchOp gemm, Value workspace,
                           pairAlign);
 }
 
+//===----------------------------------------------------------------------===//
+// The TMA kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The warp-specialized GEMM's geometry: a block computes a kTmaTileM x
+/// `tileN` tile of C with one producer warpgroup (one thread issues the TMA
+/// loads) and two consumer warpgroups (64 rows each, m64nNk16 MMAs), over a
+/// ring of `stages` K steps of kSwizzledStepK.
+constexpr int64_t kTmaTileM = 128;
+constexpr int64_t kTmaThreads = 384;
+/// Registers a thread after `setmaxnreg`: the producer gives up what the
+/// consumers' accumulators need (128 x 40 + 256 x 232 <= 65,536).
+constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
+/// Shared memory a block may use (227 KiB on sm_90).
+constexpr int64_t kMaxSharedBytes = 232448;
+/// Output tiles a raster group covers along M: a wave of blocks then reads
+/// a few A tiles and each B tile several times from L2.
+constexpr int64_t kRasterGroupM = 8;
+
+/// True if a TMA tensor map can describe `l`'s bf16 memref: 16-byte aligned
+/// strides and offset (CUDA's cuTensorMapEncodeTiled), at most 2^32
+/// elements a dimension.
+static bool tensorMapCovers(const ContractionOperand &l) {
+  auto type = cast<MemRefType>(l.memref.getType());
+  if (!type.getElementType().isBF16())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % 8)
+    return false;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
+    if (size > (int64_t(1) << 32) ||
+        (stride != 1 && (ShapedType::isDynamic(stride) || stride % 8)))
+      return false;
+  return strides.back() == 1;
+}
+
+/// Emits one contraction as the TMA kernel.
+class TmaGemmEmitter {
+public:
+  TmaGemmEmitter(OpBuilder &b, Location loc, const LinalgContraction &c)
+      : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c),
+        tileN(c.n > 128 ? 256 : 128),
+        stageBytes((kTmaTileM + tileN) * kSwizzledStepK * 2),
+        stages(std::min<int64_t>(4, (kMaxSharedBytes - 2048) / stageBytes)) {}
+
+  /// The GEMM's launch; with a `workspace`, split `s` of K writes its
+  /// partial sums to slice s.
+  gpu::LaunchOp emit(Value workspace, int64_t splits, int64_t stepsPerSplit,
+                     int64_t steps);
+
+  int64_t getTileN() const { return tileN; }
+
+private:
+  /// On the host: the tensor map of operand `l` for tiles of `tileRows`
+  /// rows, as the generic pointer the kernel takes.
+  Value createTensorMap(const ContractionOperand &l, int64_t tileRows);
+  /// In the producer: the TMA loads of `l`'s tile at (batch, row0, k0) into
+  /// shared byte address `dest`, completing on `barrier`.
+  void loadTile(const ContractionOperand &l, Value map, int64_t tileRows,
+                Value batch, Value row0, Value k0, Value dest, Value barrier);
+  /// The wgmma descriptor of `l`'s tile at `base` for the `rows` from
+  /// `row0` (a multiple of 64) at K slice `k` (0 .. 3).
+  Value descriptor(const ContractionOperand &l, Value base, int64_t tileRows,
+                   int64_t row0, int64_t k);
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder kb;
+  const LinalgContraction &c;
+  int64_t tileN, stageBytes, stages;
+};
+
+} // namespace
+
+Value TmaGemmEmitter::createTensorMap(const ContractionOperand &l,
+                                      int64_t tileRows) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<MemRefType>(l.memref.getType());
+  // The box: K-major a tile's rows by one 128-byte K step; M- or N-major
+  // 64 rows (128 bytes) by the K step, one box per 64 rows.
+  SmallVector<int64_t> box(type.getRank(), 1);
+  box[l.rowDim] = l.kInnermost() ? tileRows : 64;
+  box[l.kDim] = kSwizzledStepK;
+  auto descType = nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get(box, b.getBF16Type(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(b.getBF16Type(), type.getMemorySpace()),
+      l.memref);
+  SmallVector<Value> boxSizes;
+  for (int64_t size : box)
+    boxSizes.push_back(kb.idx(size));
+  Value map = nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked,
+                                                   boxSizes);
+  // The kernel takes the map as the pointer the driver's copy of it has.
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(ctx), map)
+      .getResult(0);
+}
+
+void TmaGemmEmitter::loadTile(const ContractionOperand &l, Value map,
+                              int64_t tileRows, Value batch, Value row0,
+                              Value k0, Value dest, Value barrier) {
+  int64_t rank = cast<MemRefType>(l.memref.getType()).getRank();
+  int64_t boxes = l.kInnermost() ? 1 : tileRows / 64;
+  for (int64_t i = 0; i < boxes; ++i) {
+    // Coordinates innermost first.
+    SmallVector<Value> at(rank);
+    if (l.batchDim >= 0)
+      at[rank - 1 - l.batchDim] = batch;
+    at[rank - 1 - l.rowDim] = kb.add(row0, i * 64);
+    at[rank - 1 - l.kDim] = k0;
+    // An M- or N-major box is 64 rows by the K step: 8 KiB.
+    loadTensorTile(kb, map, at, kb.add(dest, i * 64 * kSwizzledStepK * 2),
+                   barrier);
+  }
+}
+
+Value TmaGemmEmitter::descriptor(const ContractionOperand &l, Value base,
+                                 int64_t tileRows, int64_t row0, int64_t k) {
+  if (l.kInnermost())
+    return swizzledDescriptor(kb, kb.add(base, row0 * 128 + k * 32),
+                              /*kMajor=*/true);
+  // 64-row atoms one box (8 KiB) apart; a k16 slice is 16 rows of 128 bytes.
+  int64_t atomBytes = 64 * kSwizzledStepK * 2;
+  return swizzledDescriptor(kb, kb.add(base, row0 / 64 * atomBytes + k * 2048),
+                            /*kMajor=*/false, atomBytes);
+}
+
+gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
+                                   int64_t stepsPerSplit, int64_t steps) {
+  MLIRContext *ctx = b.getContext();
+  int64_t tilesM = (c.m + kTmaTileM - 1) / kTmaTileM,
+          tilesN = (c.n + tileN - 1) / tileN;
+  Value aMap = createTensorMap(c.a, kTmaTileM);
+  Value bMap = createTensorMap(c.b, tileN);
+  // Tiles start 1024-aligned (the swizzle's period); the barriers follow.
+  int64_t sharedBytes = 1024 + stages * stageBytes + 2 * stages * 8;
+  Value one = kb.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
+      kb.idx(kTmaThreads), one, one,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), sharedBytes));
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+
+  Value tid = launch.getThreadIds().x;
+  Value batch = launch.getBlockIds().y;
+  Value split = launch.getBlockIds().z;
+  Value firstStep = kb.mul(split, stepsPerSplit);
+  Value lastStep = kb.min(kb.add(firstStep, stepsPerSplit), kb.idx(steps));
+  // Raster: groups of kRasterGroupM tile rows, M fastest within a group.
+  Value t = launch.getBlockIds().x;
+  Value group = kb.div(t, kRasterGroupM * tilesN);
+  Value groupM0 = kb.mul(group, kRasterGroupM);
+  Value groupRows = kb.min(kb.idx(kRasterGroupM),
+                           arith::SubIOp::create(b, loc, kb.idx(tilesM),
+                                                 groupM0));
+  Value inGroup = kb.rem(t, kRasterGroupM * tilesN);
+  Value m0 = kb.mul(
+      kb.add(groupM0, arith::RemUIOp::create(b, loc, inGroup, groupRows)),
+      kTmaTileM);
+  Value n0 = kb.mul(arith::DivUIOp::create(b, loc, inGroup, groupRows), tileN);
+
+  Value shared = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())));
+  Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
+  Value tiles = kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
+  Value barriers = kb.add(tiles, stages * stageBytes);
+  auto full = [&](Value s) { return kb.add(barriers, kb.mul(s, 8)); };
+  auto empty = [&](Value s) {
+    return kb.add(barriers, kb.add(kb.mul(s, 8), stages * 8));
+  };
+  auto aStage = [&](Value s) { return kb.add(tiles, kb.mul(s, stageBytes)); };
+  auto bStage = [&](Value s) {
+    return kb.add(aStage(s), kTmaTileM * kSwizzledStepK * 2);
+  };
+  // A stage fills when the producer's TMA bytes land; it empties when each
+  // of the 8 consumer warps has finished the MMAs that read it.
+  kb.when(kb.lt(tid, 1), [&] {
+    for (int64_t s = 0; s < stages; ++s) {
+      initBarrierAt(kb, full(kb.idx(s)), 1);
+      initBarrierAt(kb, empty(kb.idx(s)), 8);
+    }
+  });
+  gpu::BarrierOp::create(b, loc);
+
+  // The ring position of K step `i`: its stage and the parity of its pass.
+  auto position = [&](Value i) {
+    Value j = arith::SubIOp::create(b, loc, i, firstStep);
+    return std::pair<Value, Value>{kb.rem(j, stages),
+                                   kb.rem(kb.div(j, stages), 2)};
+  };
+  Value warpgroup = kb.div(tid, 128);
+  auto producer = scf::IfOp::create(b, loc, kb.lt(warpgroup, 1),
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inProducer(b);
+    b.setInsertionPointToStart(producer.thenBlock());
+    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    kb.when(kb.lt(tid, 1), [&] {
+      auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one);
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(loop.getBody());
+      auto [s, parity] = position(loop.getInductionVar());
+      // The first pass finds every stage empty (the phase before a fresh
+      // barrier's first counts as complete).
+      waitAt(kb, empty(s), kb.xorI(parity, 1));
+      arriveExpectingBytesAt(kb, full(s), stageBytes);
+      Value k0 = kb.mul(loop.getInductionVar(), kSwizzledStepK);
+      loadTile(c.a, aMap, kTmaTileM, batch, m0, k0, aStage(s), full(s));
+      loadTile(c.b, bMap, tileN, batch, n0, k0, bStage(s), full(s));
+    });
+  }
+  b.setInsertionPointToStart(producer.elseBlock());
+  NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
+  Value consumer = arith::SubIOp::create(b, loc, warpgroup, one);
+  Value lane = kb.rem(tid, 32);
+  auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one,
+                                 ValueRange{zeroAccumulators(kb, tileN)});
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    auto [s, parity] = position(i);
+    waitAt(kb, full(s), parity);
+    // This consumer's 64 rows of A: an offset of 64 rows (K-major: 64
+    // rows of 128 bytes; M-major: one 8 KiB atom).
+    Value aBase = kb.add(aStage(s), kb.mul(consumer, 64 * 128));
+    SmallVector<std::pair<Value, Value>> slices;
+    for (int64_t k = 0; k < kSwizzledStepK / 16; ++k)
+      slices.push_back({descriptor(c.a, aBase, kTmaTileM, 0, k),
+                        descriptor(c.b, bStage(s), tileN, 0, k)});
+    Value acc = issueWarpgroupMmas(kb, slices, tileN, c.a.kInnermost(),
+                                   c.b.kInnermost(), loop.getRegionIterArgs()[0]);
+    // The previous step's MMAs are done: its stage can refill.
+    waitWarpgroupMmas(kb, 1);
+    kb.when(kb.andI(kb.lt(firstStep, i), kb.lt(lane, 1)), [&] {
+      Value previous = arith::SubIOp::create(b, loc, i, one);
+      arriveAt(kb, empty(position(previous).first));
+    });
+    scf::YieldOp::create(b, loc, acc);
+  }
+  waitWarpgroupMmas(kb, 0);
+  forEachWarpgroupAccumulatorPair(
+      kb, loop.getResult(0), tileN, kb.add(m0, kb.mul(consumer, 64)), n0,
+      [&](Value row, Value col, Value pair) {
+        kb.when(kb.andI(kb.lt(row, c.m), kb.lt(col, c.n)), [&] {
+          storeOutputPair(b, loc, c, workspace, split, batch, row, col, pair);
+        });
+      });
+  return launch;
+}
+
+/// Emits `c` as the TMA kernel, splitting K where its tiles cannot fill
+/// the device (one block an SM).
+static void emitTmaGemm(OpBuilder &b, Location loc,
+                        const LinalgContraction &c) {
+  TmaGemmEmitter tma(b, loc, c);
+  int64_t tiles = (c.m + kTmaTileM - 1) / kTmaTileM *
+                  ((c.n + tma.getTileN() - 1) / tma.getTileN()) * c.batch;
+  int64_t steps = (c.k + kSwizzledStepK - 1) / kSwizzledStepK;
+  auto [splits, stepsPerSplit] = splitK(tiles, steps, kMultiprocessors);
+  Value workspace;
+  if (splits > 1)
+    workspace = memref::AllocOp::create(
+        b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
+  gpu::LaunchOp gemm = tma.emit(workspace, splits, stepsPerSplit, steps);
+  if (workspace)
+    addSplits(b, loc, c, gemm, workspace, splits);
+}
+
 namespace {
 
 struct ConvertLinalgMatmulToNVGPUPass
     : mxfp4::impl::ConvertLinalgMatmulToNVGPUPassBase<
           ConvertLinalgMatmulToNVGPUPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<std::pair<linalg::LinalgOp, LinalgContraction>> found;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -507,7 +809,11 @@ struct ConvertLinalgMatmulToNVGPUPass
         if (cast<MemRefType>(l->memref.getType()).getElementType().isF32())
           l->memref = copies.get(b, op, l->memref);
       b.setInsertionPoint(op);
-      GemmEmitter(b, op.getLoc(), contraction).emit();
+      if (tma && tensorMapCovers(contraction.a) &&
+          tensorMapCovers(contraction.b))
+        emitTmaGemm(b, op.getLoc(), contraction);
+      else
+        GemmEmitter(b, op.getLoc(), contraction).emit();
       op->erase();
     }
   }

@@ -178,11 +178,11 @@ void sm90::fenceSharedForMma(KernelBuilder &kb) {
                                  NVVM::SharedSpace::shared_cta));
 }
 
-/// Barrier `index` of `barriers` as a shared-memory pointer.
-static Value barrier(KernelBuilder &kb, Value barriers, int64_t index) {
+/// The shared byte address of barrier `index` of `barriers`.
+static Value barrierAddress(KernelBuilder &kb, Value barriers, int64_t index) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(
       kb.builder(), kb.location(), barriers);
-  return sharedPointer(kb, kb.add(base, 8 * index));
+  return kb.add(base, 8 * index);
 }
 
 static Value i32Constant(KernelBuilder &kb, int64_t v) {
@@ -190,30 +190,121 @@ static Value i32Constant(KernelBuilder &kb, int64_t v) {
                                       kb.builder().getI32Type(), v);
 }
 
-void sm90::initBarriers(KernelBuilder &kb, Value barriers,
-                        ArrayRef<int64_t> arrivals) {
+void sm90::initBarrierAt(KernelBuilder &kb, Value barrier, int64_t arrivals) {
+  NVVM::MBarrierInitOp::create(kb.builder(), kb.location(),
+                               sharedPointer(kb, barrier),
+                               i32Constant(kb, arrivals), Value());
+}
+
+void sm90::arriveAt(KernelBuilder &kb, Value barrier) {
+  NVVM::MBarrierArriveOp::create(kb.builder(), kb.location(),
+                                 kb.builder().getI64Type(),
+                                 sharedPointer(kb, barrier), Value());
+}
+
+void sm90::arriveExpectingBytesAt(KernelBuilder &kb, Value barrier,
+                                  int64_t bytes) {
+  OpBuilder &b = kb.builder();
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, kb.location(), b.getI64Type(), sharedPointer(kb, barrier),
+      i32Constant(kb, bytes), NVVM::MemScopeKind::CTA, /*relaxed=*/false,
+      Value());
+}
+
+void sm90::waitAt(KernelBuilder &kb, Value barrier, Value parity) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
+  if (parity.getType().isIndex())
+    parity = arith::IndexCastOp::create(b, loc, b.getI32Type(), parity);
+  // The suspend-time hint CUTLASS uses (ns).
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, sharedPointer(kb, barrier),
+                                        parity, i32Constant(kb, 10000000));
+}
+
+/// A shared::cta address as the shared::cluster pointer that the bulk
+/// copies of PTX 8.0 take (a block's own window is part of its cluster's).
+static Value clusterPointer(KernelBuilder &kb, Value address) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), address).getResult());
+}
+
+void sm90::loadTensorTile(KernelBuilder &kb, Value map,
+                          ArrayRef<Value> coordinates, Value dest,
+                          Value barrier) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  SmallVector<Value> at;
+  for (Value c : coordinates)
+    at.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), c));
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, clusterPointer(kb, dest), map, at, sharedPointer(kb, barrier),
+      /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+      /*l2CacheHint=*/Value(),
+      NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+      b.getBoolAttr(false), /*group=*/nullptr, /*predicate=*/Value());
+}
+
+Value sm90::swizzledDescriptor(KernelBuilder &kb, Value address, bool kMajor,
+                               int64_t atomStrideBytes) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  Value a64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  auto constant = [&](uint64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  };
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
+      constant(4));
+  // K-major: the leading offset is unused within a 128-byte row (1 by
+  // convention). Both: 8-row (8-K) groups 1024 bytes apart; mode 1 at bits
+  // 62-63 is the 128-byte swizzle.
+  uint64_t leading = kMajor ? 1 : atomStrideBytes >> 4, stride = 1024 >> 4;
+  return arith::OrIOp::create(
+      b, loc, start,
+      constant((leading << 16) | (stride << 32) | (uint64_t(1) << 62)));
+}
+
+Value sm90::issueWarpgroupMmas(KernelBuilder &kb,
+                               ArrayRef<std::pair<Value, Value>> slices,
+                               int64_t n, bool aKMajor, bool bKMajor,
+                               Value acc) {
+  OpBuilder &ob = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = ob.getContext();
+  NVVM::WgmmaFenceAlignedOp::create(ob, loc);
+  // wgmma's "row" A and "col" B are K-major; the others are read transposed.
+  for (auto [a, b] : slices)
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        ob, loc, accumulatorType(ctx, n), acc, a, b,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16), NVVM::WGMMATypes::bf16,
+        NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        aKMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  NVVM::WgmmaGroupSyncAlignedOp::create(ob, loc);
+  return acc;
+}
+
+void sm90::initBarriers(KernelBuilder &kb, Value barriers,
+                        ArrayRef<int64_t> arrivals) {
   kb.when(kb.lt(kb.threadId(), 1), [&] {
     for (auto [i, count] : llvm::enumerate(arrivals))
-      NVVM::MBarrierInitOp::create(b, loc, barrier(kb, barriers, i),
-                                   i32Constant(kb, count), Value());
+      initBarrierAt(kb, barrierAddress(kb, barriers, i), count);
   });
-  gpu::BarrierOp::create(b, loc);
+  gpu::BarrierOp::create(kb.builder(), kb.location());
 }
 
 void sm90::arriveOnBarrier(KernelBuilder &kb, Value barriers, int64_t index) {
-  NVVM::MBarrierArriveOp::create(kb.builder(), kb.location(),
-                                 kb.builder().getI64Type(),
-                                 barrier(kb, barriers, index), Value());
+  arriveAt(kb, barrierAddress(kb, barriers, index));
 }
 
 void sm90::waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
                          Value parity) {
-  // The suspend-time hint CUTLASS uses (ns).
-  NVVM::MBarrierTryWaitParityOp::create(kb.builder(), kb.location(),
-                                        barrier(kb, barriers, index), parity,
-                                        i32Constant(kb, 10000000));
+  waitAt(kb, barrierAddress(kb, barriers, index), parity);
 }
 
 void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
@@ -221,21 +312,13 @@ void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
                             int64_t bytes) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  Value bar = barrier(kb, barriers, index);
-  NVVM::MBarrierArriveExpectTxOp::create(
-      b, loc, b.getI64Type(), bar, i32Constant(kb, bytes),
-      NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+  Value bar = barrierAddress(kb, barriers, index);
+  arriveExpectingBytesAt(kb, bar, bytes);
   Value global = LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), source);
-  // A shared::cta address of this block is its shared::cluster address
-  // (the form of the copy that PTX 8.0 has).
-  Value cluster = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-      arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                 sharedAddress(kb, dest, element))
-          .getResult());
   NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-      b, loc, cluster, global, bar, i32Constant(kb, bytes), Value(), Value());
+      b, loc, clusterPointer(kb, sharedAddress(kb, dest, element)), global,
+      sharedPointer(kb, bar), i32Constant(kb, bytes), Value(), Value());
 }
 
 void sm90::forEachWarpgroupAccumulatorPair(

@@ -1,4 +1,8 @@
-// RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-linalg-matmul-to-nvgpu,cse))" | FileCheck %s
+// RUN: mxfp4-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-linalg-matmul-to-nvgpu{tma=false},cse))" | FileCheck %s
+
+// The register-staged kernel (`tma=false`), which also takes the
+// contractions that tensor maps cannot describe; tma.mlir has the TMA
+// kernel.
 
 // A linear layer's GEMM (weights [out, in]): each f32 operand is first
 // rounded to a bf16 copy (8 elements a thread), then K contiguous in both

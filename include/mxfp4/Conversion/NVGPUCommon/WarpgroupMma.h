@@ -123,6 +123,51 @@ void waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
 void bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
                       Value dest, Value element, Value source, int64_t bytes);
 
+/// The K extent of a stage in the 128-byte swizzled layout: one 128-byte
+/// row of bf16.
+constexpr int64_t kSwizzledStepK = 64;
+
+/// The wgmma descriptor of an operand tile in the 128-byte swizzled layout
+/// that a TMA load with CU_TENSOR_MAP_SWIZZLE_128B writes (PTX ISA, "Matrix
+/// Descriptor"; the layouts CUTLASS calls SW128), from shared byte address
+/// `address` (index). K-major: 128-byte rows of 64 K, 8-row groups 1024
+/// bytes apart; the address moves 32 bytes per k16 slice. MN-major: atoms
+/// of 64 rows (128 bytes) by 8 K, 1024 bytes apart along K and
+/// `atomStrideBytes` apart along the rows. An atom starts 1024-aligned.
+Value swizzledDescriptor(KernelBuilder &kb, Value address, bool kMajor,
+                         int64_t atomStrideBytes = 0);
+
+/// acc += A * B over one k16 slice per entry of `slices` (the A and B
+/// descriptors), `n` columns; `aKMajor` / `bKMajor` give the operands'
+/// layouts (else M- / N-major, read transposed). Fences, issues and commits
+/// the MMAs; they complete at `waitWarpgroupMmas`.
+Value issueWarpgroupMmas(KernelBuilder &kb,
+                         ArrayRef<std::pair<Value, Value>> slices, int64_t n,
+                         bool aKMajor, bool bKMajor, Value acc);
+
+/// Initializes the mbarrier at shared byte address `barrier` (index) to
+/// complete a phase at `arrivals` arrivals; the caller picks one thread and
+/// synchronizes the block after.
+void initBarrierAt(KernelBuilder &kb, Value barrier, int64_t arrivals);
+
+/// This thread's arrival on the mbarrier at `barrier`.
+void arriveAt(KernelBuilder &kb, Value barrier);
+
+/// This thread's arrival on the mbarrier at `barrier`, announcing `bytes`
+/// that asynchronous copies will complete.
+void arriveExpectingBytesAt(KernelBuilder &kb, Value barrier, int64_t bytes);
+
+/// Waits until the phase with parity `parity` (index, 0 or 1) of the
+/// mbarrier at `barrier` has completed.
+void waitAt(KernelBuilder &kb, Value barrier, Value parity);
+
+/// A TMA load (`cp.async.bulk.tensor`, tile mode) of the box at
+/// `coordinates` (index, innermost first) of the tensor map `map` (a
+/// generic pointer to it in global memory) to shared byte address `dest`,
+/// completing its bytes on the mbarrier at `barrier`.
+void loadTensorTile(KernelBuilder &kb, Value map, ArrayRef<Value> coordinates,
+                    Value dest, Value barrier);
+
 /// Calls `body(row, col, pair)` for each pair of adjacent accumulators of
 /// the m64nN tile `acc` (columns col, col + 1 of row `row`, vector<2xf32>)
 /// of this thread's warpgroup, whose tile starts at (rowBase, colBase).

@@ -208,6 +208,53 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   return 0;
 }
 
+int cuFuncSetAttribute(void *function, int attribute, int value) {
+  auto &kernel =
+      *static_cast<std::pair<const std::string, std::vector<int>> *>(function);
+  std::fprintf(logFile(), "attribute %s %d %d\n", kernel.first.c_str(),
+               attribute, value);
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES up to sm_90's 227 KiB.
+  return attribute == 8 && value <= 232448 ? 0 : 1;
+}
+
+/// Logs the map's fields and writes them, in the driver's order, into the
+/// 128 bytes: the same calls give the same bytes. Refuses what the driver
+/// refuses that the plan reader would not catch: an unaligned address.
+int cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address,
+                           const unsigned long long *dims,
+                           const unsigned long long *strides,
+                           const unsigned *box, const unsigned *elementStrides,
+                           int interleave, int swizzle, int l2, int oob) {
+  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(address) % 16)
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  std::fprintf(logFile(), "tensormap type %d rank %u address %llx dims", type,
+               rank, (unsigned long long)reinterpret_cast<uintptr_t>(address));
+  uint64_t words[16] = {};
+  words[0] = reinterpret_cast<uintptr_t>(address);
+  for (unsigned i = 0; i < rank; ++i) {
+    std::fprintf(logFile(), " %llu", dims[i]);
+    words[1 + i] = dims[i];
+  }
+  std::fprintf(logFile(), " strides");
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    std::fprintf(logFile(), " %llu", strides[i]);
+    words[6 + i] = strides[i];
+  }
+  std::fprintf(logFile(), " box");
+  for (unsigned i = 0; i < rank; ++i) {
+    std::fprintf(logFile(), " %u", box[i]);
+    words[10 + i / 2] |= uint64_t(box[i]) << (32 * (i % 2));
+  }
+  std::fprintf(logFile(), " element-strides");
+  for (unsigned i = 0; i < rank; ++i)
+    std::fprintf(logFile(), " %u", elementStrides[i]);
+  std::fprintf(logFile(), " interleave %d swizzle %d l2 %d oob %d\n",
+               interleave, swizzle, l2, oob);
+  words[13] = uint64_t(type) | uint64_t(swizzle) << 8 | uint64_t(l2) << 16;
+  std::memcpy(map, words, sizeof(words));
+  return 0;
+}
+
 int cuEventCreate(void **event, unsigned) {
   static int token;
   *event = &token;

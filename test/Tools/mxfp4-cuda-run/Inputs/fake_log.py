@@ -1,8 +1,9 @@
 """Reads the fake CUDA driver's logs (fake_cuda.cpp) of training runs.
   fake_log.py step LOG RUN STEP: the log from the upload of STEP's batch
     (1-based, from RUN/batches.bin) on, without allocations and with device
-    addresses as A, so the calls of a resumed run compare with a whole
-    run's, whose cache of freed blocks hands out other addresses.
+    addresses as A and without the run's one-time setup (tensor maps,
+    shared memory limits), so the calls of a resumed run compare with a
+    whole run's, whose cache of freed blocks hands out other addresses.
   fake_log.py state CHECKPOINT: the fake's hashes of the parameters and
     moments in CHECKPOINT, in the order the runtime uploads them.
   fake_log.py uploads LOG N: the hashes of LOG's first N uploads."""
@@ -39,8 +40,15 @@ if mode == "step":
     batch = fnv1a(struct.pack(f"<{tokens}i", *values))
     lines = open(log).read().splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("upload") and l.endswith(batch))
+    mapped = False
     for line in lines[start:]:
+        # A run encodes each tensor map, uploads it and raises a kernel's
+        # shared memory limit once: the first call that needs them does.
+        once = line.startswith(("tensormap", "attribute")) or (
+            mapped and line.startswith("upload 128 "))
         if not line.startswith("alloc"):
+            mapped = line.startswith("tensormap")
+        if not line.startswith("alloc") and not once:
             print(re.sub(r"\b1[0-9a-f]{7}\b", "A", line))
 elif mode == "state":
     model = tensors(f"{sys.argv[2]}/model.safetensors")
