@@ -270,19 +270,33 @@ def ConvertLinalgMatmulToNVGPUPass
                 "launches for NVIDIA Hopper";
   let description = [{
     Every `linalg.matmul` and `linalg.batch_matmul` on f32 (or bf16 input)
-    buffers, in any transposition its indexing maps express, becomes one
-    `gpu.launch` of a 128 x 128 block GEMM on Hopper's warpgroup MMAs:
-    f32 operands are first rounded to bf16 (ties to even) into copies that
-    GEMMs reading an unchanged buffer share; per K step of 32 each thread
-    moves 8-element chunks of both operands into a two-stage K-major
-    shared-memory pipeline (`stmatrix.trans` transposes operands whose
-    rows are contiguous), while `wgmma.mma_async` (m64n128k16, two
-    warpgroups) multiplies the other stage into f32 accumulators. These are
-    the numerics of PyTorch's bf16 autocast, not the f32 of the CPU path. A
-    GEMM whose output was just zero-filled overwrites it (the fill or the
+    buffers, in any transposition its indexing maps express, becomes a
+    `gpu.launch` of a block GEMM on Hopper's warpgroup MMAs with f32
+    accumulation: f32 operands are first rounded to bf16 (ties to even)
+    into copies that GEMMs reading an unchanged buffer share. These are the
+    numerics of PyTorch's bf16 autocast, not the f32 of the CPU path.
+
+    Where TMA tensor maps can describe both operands (16-byte aligned
+    strides and offset), each operand gets one on the host
+    (`nvgpu.tma.create.descriptor`, 128-byte swizzle, cast to the
+    `!llvm.ptr` the kernel takes) and the kernel is warp-specialized: 384
+    threads a block and a 128 x 256 tile (128 x 128 for N <= 128); one
+    producer thread loads each K step of 64 of both operands by TMA into a
+    four-stage ring in dynamic shared memory under mbarriers, and two
+    consumer warpgroups multiply with `wgmma.mma_async` (m64nNk16) from the
+    swizzled tiles, M- or N-major operands read transposed; `setmaxnreg`
+    moves registers from producer to consumers. Otherwise (`tma=false`, or
+    an operand tensor maps cannot describe) the register-staged kernel:
+    128 x 128 tiles, two warpgroups that move each K step of 32 through
+    registers into a two-stage K-major pipeline (`stmatrix.trans` for
+    operands whose rows are contiguous). Both split K into a workspace when
+    their tiles cannot fill the device.
+
+    A GEMM whose output was just zero-filled overwrites it (the fill or the
     copy of shared zeros is dropped). Contractions it does not cover
     (non-unit innermost strides, contiguous extents that are not multiples
-    of 32, odd N, other element types) are left for `convert-linalg-to-gpu-launch`.
+    of 32, odd N, other element types) are left for
+    `convert-linalg-to-gpu-launch`.
 
     Example:
 
@@ -293,17 +307,36 @@ def ConvertLinalgMatmulToNVGPUPass
                                    affine_map<(m, n, k) -> (m, n)>]
         ins(%x, %w : memref<2048x256xf32>, memref<768x256xf32>)
         outs(%y : memref<2048x768xf32>)
-    // After (abridged)
-    gpu.launch blocks(%bx, %by, %bz) in (%g = %c96, %b = %c1, %z = %c1)
-               threads(%tx, %ty, %tz) in (%t = %c256, ...)
-               workgroup(%sa : memref<10752xbf16, #gpu.address_space<workgroup>>,
-                         %sb : memref<10752xbf16, #gpu.address_space<workgroup>>) {
-      %r = scf.for %s = %c0 to %c8 step %c1 iter_args(...) {
-        ... nvvm.wgmma.mma_async ... <m = 64, n = 128, k = 16> ...
-        ... vector.store ... %sa[...] : ..., vector<8xbf16> ...
-        ... nvvm.wgmma.wait.group.sync.aligned 0 ... gpu.barrier
+    // After (abridged; %xh, %wh the bf16 copies)
+    %xc = memref.cast %xh : memref<2048x256xbf16> to memref<*xbf16>
+    %xm = nvgpu.tma.create.descriptor %xc box[%c128, %c64] : memref<*xbf16>
+        -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>,
+            swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero,
+            interleave = none>
+    %xp = builtin.unrealized_conversion_cast %xm : ... to !llvm.ptr
+    ... the same for %wh (box[%c256, %c64]): %wp
+    gpu.launch blocks(%bx, %by, %bz) in (%g = %c48, %b = %c1, %z = %c1)
+               threads(%tx, %ty, %tz) in (%t = %c384, ...)
+               dynamic_shared_memory_size %c197696_i32 {
+      ... nvvm.mbarrier.init ... gpu.barrier
+      scf.if %producer {
+        nvvm.setmaxregister decrease 40
+        scf.for %s = ... {   // one thread
+          nvvm.mbarrier.try_wait.parity %empty, ...
+          nvvm.mbarrier.arrive.expect_tx %full, %c49152_i32
+          nvvm.cp.async.bulk.tensor.shared.cluster.global %a, %xp, %full, box[...]
+          nvvm.cp.async.bulk.tensor.shared.cluster.global %b, %wp, %full, box[...]
+        }
+      } else {
+        nvvm.setmaxregister increase 232
+        %r = scf.for %s = ... iter_args(...) {
+          nvvm.mbarrier.try_wait.parity %full, ...
+          ... 4 x nvvm.wgmma.mma_async ... <m = 64, n = 256, k = 16> ...
+          nvvm.wgmma.wait.group.sync.aligned 1
+          nvvm.mbarrier.arrive %empty_of_the_previous_step
+        }
+        ... vector.store ... %y[...] : memref<2048x768xf32>, vector<2xf32>
       }
-      ... vector.store ... %y[...] : memref<2048x768xf32>, vector<2xf32>
       gpu.terminator
     }
     ```

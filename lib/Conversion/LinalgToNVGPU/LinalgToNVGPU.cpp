@@ -10,17 +10,34 @@
 // linalg.matmul / linalg.batch_matmul on f32 buffers, in any of the
 // transpositions their indexing maps allow. The generic lowering gives them
 // one work-item per output element; here each becomes a `gpu.launch` of a
-// 128 x 128 block GEMM on Hopper's warpgroup MMAs (WarpgroupMma.h): f32
-// operands are first rounded (ties to even) into bf16 copies, shared by the
-// GEMMs that read an unchanged buffer; every K step of 32 moves 8 bf16 a
-// thread per chunk into a two-stage shared-memory pipeline (K-major;
-// `stmatrix.trans` transposes operands whose rows are contiguous) while
-// `wgmma.mma_async` multiplies the other stage with f32 accumulation:
-// PyTorch's bf16 autocast numerics.
+// block GEMM on Hopper's warpgroup MMAs (WarpgroupMma.h) with f32
+// accumulation, PyTorch's bf16 autocast numerics. f32 operands are first
+// rounded (ties to even) into bf16 copies, shared by the GEMMs that read an
+// unchanged buffer.
 //
-// Contractions this kernel does not cover (a non-unit innermost stride,
-// sizes that are not multiples of 32, other element types) are left to the
-// generic lowering.
+// Where TMA tensor maps can describe both bf16 operands (16-byte aligned
+// strides and offset), the kernel is warp-specialized: the host makes each
+// operand's tensor map (`nvgpu.tma.create.descriptor`, 128-byte swizzle;
+// the plan's `tensormap` records, which the runtimes encode), and a block
+// of three warpgroups computes a 128 x 256 tile (128 x 128 for N <= 128).
+// One thread of the producer warpgroup issues the TMA loads of each K step
+// of 64 into a ring of four stages in dynamic shared memory, a `full`
+// mbarrier a stage completing when its bytes land; the two consumer
+// warpgroups (64 rows each) wait on it, issue four m64nNk16 MMAs reading
+// the swizzled tiles (K-major, or M- / N-major for operands whose rows are
+// contiguous), keep one group in flight and release the previous stage on
+// its `empty` mbarrier. `setmaxnreg` moves registers from the producer to
+// the consumers' accumulators. Blocks walk the tiles in groups of 8 along
+// M, so that a wave reads each B tile from L2 several times.
+//
+// Other contractions with unit innermost strides take the register-staged
+// kernel: 128 x 128 tiles, every K step of 32 moved 8 bf16 a thread per
+// chunk into a two-stage pipeline (K-major; `stmatrix.trans` transposes
+// operands whose rows are contiguous) while `wgmma.mma_async` multiplies
+// the other stage. Both split K into a workspace when their tiles cannot
+// fill the device. Contractions neither covers (a non-unit innermost
+// stride, sizes that are not multiples of 32, other element types) are left
+// to the generic lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -639,14 +656,16 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTmaTileM - 1) / kTmaTileM,
           tilesN = (c.n + tileN - 1) / tileN;
+  // Work items: output tiles of each batch and K split, tiles fastest.
+  int64_t items = tilesM * tilesN * c.batch * splits;
   Value aMap = createTensorMap(c.a, kTmaTileM);
   Value bMap = createTensorMap(c.b, tileN);
   // Tiles start 1024-aligned (the swizzle's period); the barriers follow.
   int64_t sharedBytes = 1024 + stages * stageBytes + 2 * stages * 8;
+  int64_t blocks = std::min(items, kMultiprocessors);
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(tilesM * tilesN), kb.idx(c.batch), kb.idx(splits),
-      kb.idx(kTmaThreads), one, one,
+      b, loc, kb.idx(blocks), one, one, kb.idx(kTmaThreads), one, one,
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), sharedBytes));
   OpBuilder::InsertionGuard guard(b);
   Block &body = launch.getBody().front();
@@ -655,22 +674,48 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
   b.setInsertionPointToStart(&body);
 
   Value tid = launch.getThreadIds().x;
-  Value batch = launch.getBlockIds().y;
-  Value split = launch.getBlockIds().z;
-  Value firstStep = kb.mul(split, stepsPerSplit);
-  Value lastStep = kb.min(kb.add(firstStep, stepsPerSplit), kb.idx(steps));
-  // Raster: groups of kRasterGroupM tile rows, M fastest within a group.
-  Value t = launch.getBlockIds().x;
-  Value group = kb.div(t, kRasterGroupM * tilesN);
-  Value groupM0 = kb.mul(group, kRasterGroupM);
-  Value groupRows = kb.min(kb.idx(kRasterGroupM),
-                           arith::SubIOp::create(b, loc, kb.idx(tilesM),
-                                                 groupM0));
-  Value inGroup = kb.rem(t, kRasterGroupM * tilesN);
-  Value m0 = kb.mul(
-      kb.add(groupM0, arith::RemUIOp::create(b, loc, inGroup, groupRows)),
-      kTmaTileM);
-  Value n0 = kb.mul(arith::DivUIOp::create(b, loc, inGroup, groupRows), tileN);
+  Value block = launch.getBlockIds().x;
+  /// Work item `w`'s tile origin, batch, split and K steps.
+  struct Item {
+    Value m0, n0, batch, split, firstStep, lastStep;
+  };
+  auto itemAt = [&](Value w) {
+    Item item;
+    Value t = kb.rem(w, tilesM * tilesN);
+    Value rest = kb.div(w, tilesM * tilesN);
+    item.batch = kb.rem(rest, c.batch);
+    item.split = kb.div(rest, c.batch);
+    item.firstStep = kb.mul(item.split, stepsPerSplit);
+    item.lastStep =
+        kb.min(kb.add(item.firstStep, stepsPerSplit), kb.idx(steps));
+    // Raster: groups of kRasterGroupM tile rows, M fastest within a group.
+    Value group = kb.div(t, kRasterGroupM * tilesN);
+    Value groupM0 = kb.mul(group, kRasterGroupM);
+    Value groupRows =
+        kb.min(kb.idx(kRasterGroupM),
+               arith::SubIOp::create(b, loc, kb.idx(tilesM), groupM0));
+    Value inGroup = kb.rem(t, kRasterGroupM * tilesN);
+    item.m0 = kb.mul(
+        kb.add(groupM0, arith::RemUIOp::create(b, loc, inGroup, groupRows)),
+        kTmaTileM);
+    item.n0 =
+        kb.mul(arith::DivUIOp::create(b, loc, inGroup, groupRows), tileN);
+    return item;
+  };
+  /// A loop over this block's work items (persistent: a block takes items
+  /// block, block + blocks, ...) carrying the count of K steps the ring has
+  /// passed; `body` gets the item and that count and returns the item's
+  /// steps.
+  auto forEachItem = [&](function_ref<Value(const Item &, Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, block, kb.idx(items),
+                                   kb.idx(blocks), ValueRange{kb.idx(0)});
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value passed = loop.getRegionIterArgs()[0];
+    Item item = itemAt(loop.getInductionVar());
+    Value count = body(item, passed);
+    scf::YieldOp::create(b, loc, ValueRange{kb.add(passed, count)});
+  };
 
   Value shared = gpu::DynamicSharedMemoryOp::create(
       b, loc,
@@ -699,11 +744,15 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
   });
   gpu::BarrierOp::create(b, loc);
 
-  // The ring position of K step `i`: its stage and the parity of its pass.
-  auto position = [&](Value i) {
-    Value j = arith::SubIOp::create(b, loc, i, firstStep);
-    return std::pair<Value, Value>{kb.rem(j, stages),
-                                   kb.rem(kb.div(j, stages), 2)};
+  // The ring position of the K step the ring passes as its `g`-th: its
+  // stage and the parity of its pass over the ring.
+  auto position = [&](Value g) {
+    return std::pair<Value, Value>{kb.rem(g, stages),
+                                   kb.rem(kb.div(g, stages), 2)};
+  };
+  auto stepCount = [&](const Item &item) {
+    return arith::SubIOp::create(b, loc, item.lastStep, item.firstStep)
+        .getResult();
   };
   Value warpgroup = kb.div(tid, 128);
   auto producer = scf::IfOp::create(b, loc, kb.lt(warpgroup, 1),
@@ -714,17 +763,26 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
     NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
                                    NVVM::SetMaxRegisterAction::decrease);
     kb.when(kb.lt(tid, 1), [&] {
-      auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one);
-      OpBuilder::InsertionGuard inLoop(b);
-      b.setInsertionPointToStart(loop.getBody());
-      auto [s, parity] = position(loop.getInductionVar());
-      // The first pass finds every stage empty (the phase before a fresh
-      // barrier's first counts as complete).
-      waitAt(kb, empty(s), kb.xorI(parity, 1));
-      arriveExpectingBytesAt(kb, full(s), stageBytes);
-      Value k0 = kb.mul(loop.getInductionVar(), kSwizzledStepK);
-      loadTile(c.a, aMap, kTmaTileM, batch, m0, k0, aStage(s), full(s));
-      loadTile(c.b, bMap, tileN, batch, n0, k0, bStage(s), full(s));
+      forEachItem([&](const Item &item, Value passed) {
+        auto loop =
+            scf::ForOp::create(b, loc, item.firstStep, item.lastStep, one);
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value i = loop.getInductionVar();
+        auto [s, parity] = position(
+            kb.add(passed, arith::SubIOp::create(b, loc, i, item.firstStep)));
+        // The first pass finds every stage empty (the phase before a
+        // fresh barrier's first counts as complete).
+        waitAt(kb, empty(s), kb.xorI(parity, 1));
+        arriveExpectingBytesAt(kb, full(s), stageBytes);
+        Value k0 = kb.mul(i, kSwizzledStepK);
+        loadTile(c.a, aMap, kTmaTileM, item.batch, item.m0, k0, aStage(s),
+                 full(s));
+        loadTile(c.b, bMap, tileN, item.batch, item.n0, k0, bStage(s),
+                 full(s));
+        b.setInsertionPointAfter(loop);
+        return stepCount(item);
+      });
     });
   }
   b.setInsertionPointToStart(producer.elseBlock());
@@ -732,39 +790,53 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
                                  NVVM::SetMaxRegisterAction::increase);
   Value consumer = arith::SubIOp::create(b, loc, warpgroup, one);
   Value lane = kb.rem(tid, 32);
-  auto loop = scf::ForOp::create(b, loc, firstStep, lastStep, one,
-                                 ValueRange{zeroAccumulators(kb, tileN)});
-  {
-    OpBuilder::InsertionGuard inLoop(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value i = loop.getInductionVar();
-    auto [s, parity] = position(i);
-    waitAt(kb, full(s), parity);
-    // This consumer's 64 rows of A: an offset of 64 rows (K-major: 64
-    // rows of 128 bytes; M-major: one 8 KiB atom).
-    Value aBase = kb.add(aStage(s), kb.mul(consumer, 64 * 128));
-    SmallVector<std::pair<Value, Value>> slices;
-    for (int64_t k = 0; k < kSwizzledStepK / 16; ++k)
-      slices.push_back({descriptor(c.a, aBase, kTmaTileM, 0, k),
-                        descriptor(c.b, bStage(s), tileN, 0, k)});
-    Value acc = issueWarpgroupMmas(kb, slices, tileN, c.a.kInnermost(),
-                                   c.b.kInnermost(), loop.getRegionIterArgs()[0]);
-    // The previous step's MMAs are done: its stage can refill.
-    waitWarpgroupMmas(kb, 1);
-    kb.when(kb.andI(kb.lt(firstStep, i), kb.lt(lane, 1)), [&] {
-      Value previous = arith::SubIOp::create(b, loc, i, one);
-      arriveAt(kb, empty(position(previous).first));
-    });
-    scf::YieldOp::create(b, loc, acc);
-  }
-  waitWarpgroupMmas(kb, 0);
-  forEachWarpgroupAccumulatorPair(
-      kb, loop.getResult(0), tileN, kb.add(m0, kb.mul(consumer, 64)), n0,
-      [&](Value row, Value col, Value pair) {
-        kb.when(kb.andI(kb.lt(row, c.m), kb.lt(col, c.n)), [&] {
-          storeOutputPair(b, loc, c, workspace, split, batch, row, col, pair);
-        });
+  forEachItem([&](const Item &item, Value passed) {
+    auto loop = scf::ForOp::create(b, loc, item.firstStep, item.lastStep, one,
+                                   ValueRange{zeroAccumulators(kb, tileN)});
+    Value count = stepCount(item);
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value i = loop.getInductionVar();
+      Value g = kb.add(passed, arith::SubIOp::create(b, loc, i, item.firstStep));
+      auto [s, parity] = position(g);
+      waitAt(kb, full(s), parity);
+      // This consumer's 64 rows of A: an offset of 64 rows (K-major: 64
+      // rows of 128 bytes; M-major: one 8 KiB atom).
+      Value aBase = kb.add(aStage(s), kb.mul(consumer, 64 * 128));
+      SmallVector<std::pair<Value, Value>> slices;
+      for (int64_t k = 0; k < kSwizzledStepK / 16; ++k)
+        slices.push_back({descriptor(c.a, aBase, kTmaTileM, 0, k),
+                          descriptor(c.b, bStage(s), tileN, 0, k)});
+      Value acc =
+          issueWarpgroupMmas(kb, slices, tileN, c.a.kInnermost(),
+                             c.b.kInnermost(), loop.getRegionIterArgs()[0]);
+      // The previous step's MMAs are done: its stage can refill.
+      waitWarpgroupMmas(kb, 1);
+      kb.when(kb.andI(kb.lt(item.firstStep, i), kb.lt(lane, 1)), [&] {
+        arriveAt(kb, empty(position(arith::SubIOp::create(b, loc, g, one))
+                               .first));
       });
+      scf::YieldOp::create(b, loc, acc);
+    }
+    // The item's last stage is free once its MMAs are.
+    waitWarpgroupMmas(kb, 0);
+    kb.when(kb.andI(kb.lt(item.firstStep, item.lastStep), kb.lt(lane, 1)),
+            [&] {
+              Value last = arith::SubIOp::create(b, loc, kb.add(passed, count),
+                                                 one);
+              arriveAt(kb, empty(position(last).first));
+            });
+    forEachWarpgroupAccumulatorPair(
+        kb, loop.getResult(0), tileN, kb.add(item.m0, kb.mul(consumer, 64)),
+        item.n0, [&](Value row, Value col, Value pair) {
+          kb.when(kb.andI(kb.lt(row, c.m), kb.lt(col, c.n)), [&] {
+            storeOutputPair(b, loc, c, workspace, item.split, item.batch, row,
+                            col, pair);
+          });
+        });
+    return count;
+  });
   return launch;
 }
 

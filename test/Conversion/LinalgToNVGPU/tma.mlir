@@ -7,7 +7,9 @@
 // both operands under a `full` barrier once its `empty` barrier allows;
 // the two consumer warpgroups take the registers, wait for a full stage,
 // issue four m64n256k16 MMAs on swizzled descriptors, keep one group in
-// flight and release the previous stage.
+// flight and release the previous stage, and the item's last one after
+// it. Blocks are persistent: each walks work items (here 8 tiles, 8
+// blocks) with the ring's position carried from item to item.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[XH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
@@ -22,6 +24,7 @@
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: gpu.barrier
 // CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c8 step %c8 iter_args
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
@@ -37,6 +40,7 @@
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: scf.yield
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
 // CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-NOT: linalg.matmul
@@ -50,11 +54,12 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 
 // Attention's P V (batched, V's rows contiguous: N-major): rank-3 maps with
 // a batch box of 1; V's box is 64 rows by 64 K, and the MMAs read B
-// transposed. N = 64 takes the 128-column tile.
+// transposed. N = 64 takes the 128-column tile; the 64 work items (4 tiles
+// of each of 16 batches) take 64 blocks.
 // CHECK-LABEL: func.func @pv
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c64] : memref<*xbf16> -> <tensor = memref<1x128x64xbf16
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x64x64xbf16
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c16, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c132160_i32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c132160_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
@@ -65,11 +70,11 @@ func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<
 // -----
 
 // A weight gradient (both operands M- / N-major, K = tokens): 4 tiles cannot
-// fill the device, so K splits 16 ways into a workspace (one block an SM)
-// that a second launch adds to the output in split order.
+// fill the device, so K splits 16 ways into a workspace (one block an SM:
+// 64 work items) that a second launch adds to the output in split order.
 // CHECK-LABEL: func.func @wgrad
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<16x1x256x512xf32>
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c16)
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1)
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // CHECK: vector.store %{{.*}}, %[[WS]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x1x256x512xf32>, vector<2xf32>
 // CHECK: gpu.launch

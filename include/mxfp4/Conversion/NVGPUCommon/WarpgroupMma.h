@@ -12,13 +12,16 @@
 // registers (no `ldmatrix`), and the MMAs run while the threads load and
 // store the next K step.
 //
-// Operand tiles are K-major in wgmma's no-swizzle ("interleave") layout:
-// 8 x 8 core matrices, each 8 rows of 16 bytes stored contiguously (PTX
-// ISA, "Shared Memory Matrix Layout"). A descriptor's leading byte offset
-// is the distance of core matrices adjacent in K, its stride byte offset
-// that of 8-row groups. Operands whose rows are contiguous in global memory
-// are transposed on their way in by `stmatrix.trans`. Operand stages that
-// come whole from global memory arrive by bulk copy (`cp.async.bulk`, the
+// Operand tiles come in two layouts (PTX ISA, "Shared Memory Matrix
+// Layout"). Threads store K-major tiles in the no-swizzle ("interleave")
+// layout: 8 x 8 core matrices, each 8 rows of 16 bytes stored contiguously;
+// a descriptor's leading byte offset is the distance of core matrices
+// adjacent in K, its stride byte offset that of 8-row groups, and operands
+// whose rows are contiguous in global memory are transposed on their way
+// in by `stmatrix.trans`. TMA loads write the 128-byte swizzled layout
+// (`swizzledDescriptor`), K-major or, for operands whose rows are
+// contiguous, M- / N-major, which wgmma reads transposed. Operand stages
+// that come whole from global memory arrive by bulk or tensor copies (the
 // async proxy wgmma reads) under mbarriers.
 //
 //===----------------------------------------------------------------------===//
