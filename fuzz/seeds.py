@@ -88,6 +88,18 @@ seed("training-run", "run.txt",
      "param 1 model.norm.weight ones 64\n")
 
 copy("host-plan", "test/**/*plan*.txt")
+# The bf16 GEMM's records: tensor maps of two buffers (rank 2 and 3) and a
+# launch with dynamic shared memory that passes them.
+seed("host-plan", "tensor-maps.txt",
+     "# mxfp4 host plan v1\nfunction f 2 1\narg 0 buffer 0 64000 bf16 200 160\n"
+     "arg 1 buffer 1 61440 bf16 4 40 192\nconst 2 8 0000000000000001\n"
+     "alloc 3 153600\nview 4 0\n"
+     "tensormap 5 4 bf16 dims=200,160 strides=320 box=128,64 offset=0 "
+     "swizzle=128 l2=256\n"
+     "tensormap 6 1 bf16 dims=4,40,192 strides=15360,384 box=1,64,64 "
+     "offset=16 swizzle=128 l2=0\n"
+     "launch kernel_0 2 1 1 384 1 1 shared=197696 b5 b6 s2 b3\n"
+     "result 0 3 153600 f32 200 192\nend\n")
 
 # A checkpoint folder (fuzz/checkpoint-folder.cpp): trainer_state.json,
 # model.safetensors, optimizer.safetensors and mxfp4_config.json, each a

@@ -118,7 +118,11 @@ attention = sorted({k.split(":", 1)[1] for _, k, *_ in ours if k.startswith("att
 peer_json = f"{root}/torch.json"
 reference = os.path.join(os.path.dirname(__file__), "torch_reference.py")
 peers = {}
-runs = [("gemm", "gemm", ["--shapes", ",".join(gemms)], gemms),
+# The MXFP4 GEMMs' second peer: Triton's dot_scaled on the same operands.
+scaled = sorted({n.split("_")[-1] for n, k, *_ in ours
+                 if k == "gemm" and n.startswith("gemm_")})
+runs = [("gemm", "gemm", ["--shapes", ",".join(gemms)]
+         + (["--scaled-shapes", ",".join(scaled)] if scaled else []), gemms),
         ("copy", "copy", ["--copies", ",".join(copies)], copies),
         ("attention", "attention", ["--attention", ",".join(attention)], attention)]
 # Every preset's step peer; the f32 eager step only at the pilot (the
@@ -170,6 +174,15 @@ for name, kind, work, specs, ms, per_call, memory in ours:
         peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])
         value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]
         unit = "TFLOP/s (peer: cuBLAS bf16)"
+        triton = peer.get("triton_dot_scaled")
+        if triton:
+            extra = {"triton_tflops": triton.get("tflops"),
+                     "triton_error": triton.get("error")}
+            if triton.get("tflops"):
+                extra["ratio_triton"] = value / triton["tflops"]
+                unit += f"; Triton dot_scaled {triton['tflops']:.1f}: {value / triton['tflops']:.2f}x"
+            else:
+                unit += f"; Triton dot_scaled failed: {triton.get('error')}"
     else:
         rows, cols = int(specs[0].split(":")[1]), int(specs[0].split(":")[2])
         peer = next(p for p in peers["copy"] if p["shape"] == [rows, cols])

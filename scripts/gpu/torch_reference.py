@@ -24,6 +24,11 @@ machine, so this script measures PyTorch's side of each comparison:
         batches of back-to-back calls on the same operands (no L2 flush
         between calls). Default shapes: the pilot preset's linear layers
         at 32768 tokens (q/o, k/v, gate/up, down) and 8192^3.
+        With --scaled-shapes, also Triton's `tl.dot_scaled` on the same
+        MXFP4 operands as our GEMM (e2m1 values, two a byte along K; E8M0
+        scales a block of 32; A [M, K/2], B [N, K/2]; bf16 result), the
+        MXFP4 GEMM's second peer: autotuned over a few tile shapes, timed
+        as the cuBLAS GEMM is.
   copy  Device-to-device copy (`dst.copy_(src)`): the bandwidth peer of our
         quantize kernels. GB/s counts the bytes read plus the bytes written.
 
@@ -484,7 +489,86 @@ def gemm_ms(m: int, n: int, k: int, repeats: int) -> float:
     return best_ms(lambda: torch.mm(a, b.t(), out=c), repeats)
 
 
-def bench_gemm(shapes: List[List[int]], repeats: int) -> List[Dict]:
+def triton_scaled_gemm():
+    """Triton's MXFP4 GEMM: C[M, N] = A B^T from e2m1 operands packed two a
+    byte along K with E8M0 scales a block of 32 (our operand layout), by
+    `tl.dot_scaled` with f32 accumulation, autotuned; tiles are taken in
+    groups of 8 along M, as ours are."""
+    import triton
+    import triton.language as tl
+
+    configs = [triton.Config({"BM": bm, "BN": bn, "BK": bk}, num_warps=w,
+                             num_stages=st)
+               for bm, bn, bk, w, st in [(128, 128, 128, 8, 3),
+                                         (128, 256, 128, 8, 3),
+                                         (128, 128, 256, 8, 3),
+                                         (64, 128, 256, 4, 4)]]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, c_ptr, M, N, K,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pid = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BM)
+        tiles_n = tl.cdiv(N, BN)
+        group = pid // (8 * tiles_n)
+        first_m = group * 8
+        rows = tl.minimum(tiles_m - first_m, 8)
+        in_group = pid % (8 * tiles_n)
+        offs_m = (first_m + in_group % rows) * BM + tl.arange(0, BM)
+        offs_n = (in_group // rows) * BN + tl.arange(0, BN)
+        offs_kp = tl.arange(0, BK // 2)
+        offs_ks = tl.arange(0, BK // 32)
+        in_m = offs_m[:, None] < M
+        in_n = offs_n[:, None] < N
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            a = tl.load(a_ptr + offs_m[:, None] * (K // 2)
+                        + (k0 // 2 + offs_kp)[None, :], mask=in_m, other=0)
+            b = tl.load(b_ptr + offs_n[:, None] * (K // 2)
+                        + (k0 // 2 + offs_kp)[None, :], mask=in_n, other=0)
+            sa = tl.load(sa_ptr + offs_m[:, None] * (K // 32)
+                         + (k0 // 32 + offs_ks)[None, :], mask=in_m, other=127)
+            sb = tl.load(sb_ptr + offs_n[:, None] * (K // 32)
+                         + (k0 // 32 + offs_ks)[None, :], mask=in_n, other=127)
+            acc = tl.dot_scaled(a, sa, "e2m1", b.T, sb, "e2m1", acc)
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :],
+                 acc.to(tl.bfloat16), mask=in_m & (offs_n[None, :] < N))
+
+    def run(a, sa, b, sb, c):
+        m, n, k = a.shape[0], b.shape[0], 2 * a.shape[1]
+        grid = lambda meta: (triton.cdiv(m, meta["BM"]) *
+                             triton.cdiv(n, meta["BN"]),)
+        kernel[grid](a, sa, b, sb, c, m, n, k)
+        return kernel.best_config
+
+    return run
+
+
+def scaled_gemm(m: int, n: int, k: int, repeats: int) -> Dict:
+    """Triton's dot_scaled MXFP4 GEMM on random operands (scales near 1)."""
+    try:
+        run = triton_scaled_gemm()
+        a = torch.randint(0, 256, (m, k // 2), device="cuda", dtype=torch.uint8)
+        b = torch.randint(0, 256, (n, k // 2), device="cuda", dtype=torch.uint8)
+        sa = torch.randint(120, 134, (m, k // 32), device="cuda",
+                           dtype=torch.uint8)
+        sb = torch.randint(120, 134, (n, k // 32), device="cuda",
+                           dtype=torch.uint8)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        config = run(a, sa, b, sb, c)  # autotunes
+        ms = best_ms(lambda: run(a, sa, b, sb, c), repeats)
+    except Exception as e:  # a peer that cannot run is reported, not fatal
+        print(f"gemm {m}x{n}x{k} Triton dot_scaled: failed: {e}")
+        return {"error": f"{type(e).__name__}: {e}"}
+    tflops = 2 * m * n * k / (ms * 1e-3) / 1e12
+    print(f"gemm {m}x{n}x{k} (MxNxK) Triton dot_scaled e2m1: "
+          f"{ms * 1e3:.1f} us, {tflops:.1f} TFLOP/s ({config})")
+    return {"ms": ms, "tflops": tflops, "config": str(config)}
+
+
+def bench_gemm(shapes: List[List[int]], repeats: int,
+               scaled: List[List[int]] = ()) -> List[Dict]:
     results = []
     with full_precision_bf16_reductions():
         for m, n, k in shapes:
@@ -494,6 +578,9 @@ def bench_gemm(shapes: List[List[int]], repeats: int) -> List[Dict]:
                   f"{ms * 1e3:.1f} us, {tflops:.1f} TFLOP/s")
             results.append({"m": m, "n": n, "k": k, "dtype": "bf16",
                             "accumulate": "f32", "ms": ms, "tflops": tflops})
+            if [m, n, k] in scaled:
+                results[-1]["triton_dot_scaled"] = scaled_gemm(m, n, k,
+                                                               repeats)
     return results
 
 
@@ -635,6 +722,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shapes", type=parse_shapes,
                         default=parse_shapes(DEFAULT_SHAPES),
                         help=f"GEMM shapes (default {DEFAULT_SHAPES})")
+    parser.add_argument("--scaled-shapes", type=parse_shapes, default=[],
+                        help="GEMM shapes (of --shapes) also timed as "
+                        "Triton's dot_scaled MXFP4 GEMM")
     parser.add_argument("--copies", type=parse_copies,
                         default=parse_copies(DEFAULT_COPIES),
                         help=f"copied tensors (default {DEFAULT_COPIES})")
@@ -705,7 +795,8 @@ def main() -> int:
         report["config"] = dataclasses.asdict(cfg)
         report["step"] = bench_step(cfg, args, device)
     if args.benchmark in ("gemm", "all"):
-        report["gemm"] = bench_gemm(args.shapes, args.repeats)
+        report["gemm"] = bench_gemm(args.shapes, args.repeats,
+                                    args.scaled_shapes)
     if args.benchmark in ("copy", "all"):
         report["copy"] = bench_copy(args.copies, args.repeats)
     if args.benchmark in ("attention", "all") and args.attention:

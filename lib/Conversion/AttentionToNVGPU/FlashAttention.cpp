@@ -8,7 +8,9 @@
 // FlashAttention-2 on `mma.sync` (TensorCore.h): a block of 4 warps owns 64
 // rows (16 a warp) and walks 64-row tiles of the other operand through
 // shared memory, converted from f32 to bf16 on the way in (PyTorch's
-// autocast rounding); products accumulate in f32 and the softmax is f32.
+// autocast rounding); products accumulate in f32 and the softmax is f32,
+// in base 2 as FlashAttention computes it: scores scaled by log2(e) /
+// sqrt(d), exp2 (one MUFU.EX2 an element) and lse converted back to base e.
 // A product's accumulators are the next MMA's A operand in registers, so
 // scores and probabilities never leave the warp.
 //
@@ -105,8 +107,9 @@ private:
   SmallVector<Value> valueAt(Value buffer, Value row);
   /// Rows row0..row0+63 of `src` into `tile`, as bf16.
   void loadTile(Value src, Value row0, Value tile);
-  /// The values of rows row0..row0+63 of `src` (f32) into `memory`.
-  void loadVector(Value src, Value row0, Value memory);
+  /// The values of rows row0..row0+63 of `src` (f32) into `memory`, times
+  /// `scale` if given.
+  void loadVector(Value src, Value row0, Value memory, Value scale = {});
   /// The A fragments of this warp's 16 rows of `tile`.
   Fragments aFragments(Value tile);
   /// This warp's 16 x 64 block of A * T^T: A's fragments over d, T's 64
@@ -122,9 +125,9 @@ private:
   /// dS = P * centered / sqrt(d), in place of the centered dP - delta.
   void scoreGradients(SmallVectorImpl<Value> &centered, ArrayRef<Value> probs) {
     for (auto [d, p] : llvm::zip(centered, probs))
-      d = arith::DivFOp::create(
+      d = arith::MulFOp::create(
           b, loc, arith::MulFOp::create(b, loc, p, d),
-          vector::BroadcastOp::create(b, loc, p.getType(), sqrtD));
+          vector::BroadcastOp::create(b, loc, p.getType(), inverseSqrtD));
   }
   /// Per half (rows g, g + 8), `combine` over this thread's elements and
   /// then over the four threads of a row.
@@ -138,8 +141,17 @@ private:
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
-  Value scaled(Value x) { return arith::DivFOp::create(b, loc, x, sqrtD); }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  /// The score x / sqrt(d) in base 2 (times log2(e)): the softmax runs on
+  /// exp2, one multiply-add and one MUFU.EX2 an element (FlashAttention's
+  /// form) rather than a division and expf.
+  Value scaled(Value x) { return mulF(x, log2Scale); }
+  Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
+  /// exp(x / sqrt(d) - lse) = exp2(x log2(e) / sqrt(d) - lse log2(e)),
+  /// `lse2` = lse log2(e).
+  Value probability(Value x, Value lse2) {
+    return exp2(math::FmaOp::create(
+        b, loc, x, log2Scale, arith::NegFOp::create(b, loc, lse2)));
+  }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value le(Value x, Value y) {
@@ -152,7 +164,7 @@ private:
   const AttentionShape &s;
   // Set by open(): `head` is the block's stacked head, batch * kvHeads of
   // them, `batchIndex` and `kvHead` its parts.
-  Value tid, head, batchIndex, kvHead, warp, g, t, sqrtD;
+  Value tid, head, batchIndex, kvHead, warp, g, t, inverseSqrtD, log2Scale;
 };
 
 } // namespace
@@ -189,7 +201,9 @@ gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
   Value lane = kb.rem(tid, 32);
   g = kb.div(lane, 4);
   t = kb.rem(lane, 4);
-  sqrtD = f32(std::sqrt(static_cast<double>(s.headDim)));
+  double inverse = 1 / std::sqrt(static_cast<double>(s.headDim));
+  inverseSqrtD = f32(inverse);
+  log2Scale = f32(inverse * M_LOG2E);
   return launch;
 }
 
@@ -234,12 +248,14 @@ void Emitter::loadTile(Value src, Value row0, Value tile) {
   }
 }
 
-void Emitter::loadVector(Value src, Value row0, Value memory) {
+void Emitter::loadVector(Value src, Value row0, Value memory, Value scale) {
   auto inRange = scf::IfOp::create(b, loc, kb.lt(tid, kRows), false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(inRange.thenBlock());
   Value x =
       memref::LoadOp::create(b, loc, src, valueAt(src, kb.add(row0, tid)));
+  if (scale)
+    x = mulF(x, scale);
   memref::StoreOp::create(b, loc, x, memory, ValueRange{tid});
 }
 
@@ -439,10 +455,10 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
     std::array<Value, 2> newMax, correction;
     for (int64_t h = 0; h < 2; ++h) {
       newMax[h] = arith::MaximumFOp::create(b, loc, carried[h], blockMax[h]);
-      correction[h] = exp(sub(carried[h], newMax[h]));
+      correction[h] = exp2(sub(carried[h], newMax[h]));
     }
     mapElements(scores, [&](Value x, Value, Value, int64_t half) {
-      return exp(sub(x, newMax[half]));
+      return exp2(sub(x, newMax[half]));
     });
     // Per-thread partial sums; the four threads of a row add up at the end.
     std::array<Value, 2> blockSum = rowReduce(scores, false);
@@ -471,8 +487,9 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
       false);
   b.setInsertionPointToStart(first.thenBlock());
   Value rowBase = kb.add(row0, kb.add(kb.mul(warp, kWarpRows), g));
+  // The running maximum is in base 2.
   for (int64_t h = 0; h < 2; ++h) {
-    Value value = arith::AddFOp::create(b, loc, results[h],
+    Value value = arith::AddFOp::create(b, loc, mulF(results[h], f32(M_LN2)),
                                         math::LogOp::create(b, loc, sums[h]));
     memref::StoreOp::create(b, loc, value, lse,
                             valueAt(lse, kb.add(rowBase, h * 8)));
@@ -539,7 +556,8 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
   std::array<Value, 2> rowLse, rowDelta;
   for (int64_t h = 0; h < 2; ++h) {
     Value row = kb.add(row0, kb.add(warpRow, h * 8));
-    rowLse[h] = memref::LoadOp::create(b, loc, lse, valueAt(lse, row));
+    rowLse[h] = mulF(memref::LoadOp::create(b, loc, lse, valueAt(lse, row)),
+                     f32(M_LOG2E));
     rowDelta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
   }
   Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
@@ -557,7 +575,7 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
     Value zero = f32(0);
     mapElements(probs, [&](Value x, Value, Value col, int64_t half) {
       Value visible = le(kb.add(key0, col), pos[half]);
-      Value p = exp(sub(scaled(x), rowLse[half]));
+      Value p = probability(x, rowLse[half]);
       return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
     });
     SmallVector<Value> dS = productT(dOFrags, vTile);
@@ -618,7 +636,7 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     gpu::BarrierOp::create(b, loc);
     loadTile(q, row0, qTile);
     loadTile(dO, row0, dOTile);
-    loadVector(lse, row0, lseShared);
+    loadVector(lse, row0, lseShared, f32(M_LOG2E));
     if (wantDk)
       loadVector(delta, row0, deltaShared);
     gpu::BarrierOp::create(b, loc);
@@ -627,8 +645,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     Value zero = f32(0);
     mapElements(probsT, [&](Value x, Value, Value col, int64_t half) {
       Value visible = le(keyPos[half], kb.add(pos0, col));
-      Value rowLse = memref::LoadOp::create(b, loc, lseShared, col);
-      Value p = exp(sub(scaled(x), rowLse));
+      Value rowLse2 = memref::LoadOp::create(b, loc, lseShared, col);
+      Value p = probability(x, rowLse2);
       return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
     });
     SmallVector<Value> acc(loop.getRegionIterArgs());
