@@ -174,7 +174,9 @@ for name, kind, work, specs, ms, per_call, memory in ours:
         peer = next(p for p in peers["gemm"] if [p["m"], p["n"], p["k"]] == [m, n, k])
         value, against = work / (ms * 1e-3) / 1e12, peer["tflops"]
         unit = "TFLOP/s (peer: cuBLAS bf16)"
-        triton = peer.get("triton_dot_scaled")
+        # Triton's peer is the MXFP4 GEMMs' (a bf16 mm_ case of the same
+        # shape shares the cuBLAS entry).
+        triton = peer.get("triton_dot_scaled") if name.startswith("gemm_") else None
         if triton:
             extra = {"triton_tflops": triton.get("tflops"),
                      "triton_error": triton.get("error")}
