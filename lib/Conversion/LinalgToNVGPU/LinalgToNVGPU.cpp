@@ -339,7 +339,6 @@ private:
 
 } // namespace
 
-
 std::pair<Value, Value> GemmEmitter::chunkOrigin(bool kContiguous, int64_t i) {
   // A warp's chunk is 8 rows x 32 K (K-contiguous: four lanes read a row's
   // 64 bytes) or 8 K x 32 rows (four lanes read a K row's 64 bytes, one
@@ -561,12 +560,10 @@ public:
         stageBytes((kTmaTileM + tileN) * kSwizzledStepK * 2),
         stages(std::min<int64_t>(4, (kMaxSharedBytes - 2048) / stageBytes)) {}
 
-  /// The GEMM's launch; with a `workspace`, split `s` of K writes its
-  /// partial sums to slice s.
-  gpu::LaunchOp emit(Value workspace, int64_t splits, int64_t stepsPerSplit,
-                     int64_t steps);
-
-  int64_t getTileN() const { return tileN; }
+  /// Emits the GEMM, splitting K where its tiles cannot fill the device
+  /// (one block an SM): split s writes its partial sums to slice s of a
+  /// workspace, which a second launch adds to the output.
+  void emit();
 
 private:
   /// On the host: the tensor map of operand `l` for tiles of `tileRows`
@@ -576,10 +573,9 @@ private:
   /// shared byte address `dest`, completing on `barrier`.
   void loadTile(const ContractionOperand &l, Value map, int64_t tileRows,
                 Value batch, Value row0, Value k0, Value dest, Value barrier);
-  /// The wgmma descriptor of `l`'s tile at `base` for the `rows` from
-  /// `row0` (a multiple of 64) at K slice `k` (0 .. 3).
-  Value descriptor(const ContractionOperand &l, Value base, int64_t tileRows,
-                   int64_t row0, int64_t k);
+  /// The wgmma descriptor of K slice `k` (0 .. 3) of `l`'s rows from
+  /// `base` (a 64-row boundary of a stage).
+  Value descriptor(const ContractionOperand &l, Value base, int64_t k);
 
   OpBuilder &b;
   Location loc;
@@ -641,21 +637,27 @@ void TmaGemmEmitter::loadTile(const ContractionOperand &l, Value map,
 }
 
 Value TmaGemmEmitter::descriptor(const ContractionOperand &l, Value base,
-                                 int64_t tileRows, int64_t row0, int64_t k) {
+                                 int64_t k) {
   if (l.kInnermost())
-    return swizzledDescriptor(kb, kb.add(base, row0 * 128 + k * 32),
-                              /*kMajor=*/true);
+    return swizzledDescriptor(kb, kb.add(base, k * 32), /*kMajor=*/true);
   // 64-row atoms one box (8 KiB) apart; a k16 slice is 16 rows of 128 bytes.
-  int64_t atomBytes = 64 * kSwizzledStepK * 2;
-  return swizzledDescriptor(kb, kb.add(base, row0 / 64 * atomBytes + k * 2048),
-                            /*kMajor=*/false, atomBytes);
+  return swizzledDescriptor(kb, kb.add(base, k * 2048), /*kMajor=*/false,
+                            64 * kSwizzledStepK * 2);
 }
 
-gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
-                                   int64_t stepsPerSplit, int64_t steps) {
+void TmaGemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTmaTileM - 1) / kTmaTileM,
           tilesN = (c.n + tileN - 1) / tileN;
+  int64_t steps = (c.k + kSwizzledStepK - 1) / kSwizzledStepK;
+  // Plain variables: the lambdas below capture them, which C++17 does not
+  // allow for structured bindings.
+  KSplit split = splitK(tilesM * tilesN * c.batch, steps, kMultiprocessors);
+  int64_t splits = split.splits, stepsPerSplit = split.stepsPerSplit;
+  Value workspace;
+  if (splits > 1)
+    workspace = memref::AllocOp::create(
+        b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
   // Work items: output tiles of each batch and K split, tiles fastest.
   int64_t items = tilesM * tilesN * c.batch * splits;
   Value aMap = createTensorMap(c.a, kTmaTileM);
@@ -806,8 +808,8 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
       Value aBase = kb.add(aStage(s), kb.mul(consumer, 64 * 128));
       SmallVector<std::pair<Value, Value>> slices;
       for (int64_t k = 0; k < kSwizzledStepK / 16; ++k)
-        slices.push_back({descriptor(c.a, aBase, kTmaTileM, 0, k),
-                          descriptor(c.b, bStage(s), tileN, 0, k)});
+        slices.push_back(
+            {descriptor(c.a, aBase, k), descriptor(c.b, bStage(s), k)});
       Value acc =
           issueWarpgroupMmas(kb, slices, tileN, c.a.kInnermost(),
                              c.b.kInnermost(), loop.getRegionIterArgs()[0]);
@@ -837,25 +839,8 @@ gpu::LaunchOp TmaGemmEmitter::emit(Value workspace, int64_t splits,
         });
     return count;
   });
-  return launch;
-}
-
-/// Emits `c` as the TMA kernel, splitting K where its tiles cannot fill
-/// the device (one block an SM).
-static void emitTmaGemm(OpBuilder &b, Location loc,
-                        const LinalgContraction &c) {
-  TmaGemmEmitter tma(b, loc, c);
-  int64_t tiles = (c.m + kTmaTileM - 1) / kTmaTileM *
-                  ((c.n + tma.getTileN() - 1) / tma.getTileN()) * c.batch;
-  int64_t steps = (c.k + kSwizzledStepK - 1) / kSwizzledStepK;
-  auto [splits, stepsPerSplit] = splitK(tiles, steps, kMultiprocessors);
-  Value workspace;
-  if (splits > 1)
-    workspace = memref::AllocOp::create(
-        b, loc, MemRefType::get({splits, c.batch, c.m, c.n}, b.getF32Type()));
-  gpu::LaunchOp gemm = tma.emit(workspace, splits, stepsPerSplit, steps);
   if (workspace)
-    addSplits(b, loc, c, gemm, workspace, splits);
+    addSplits(b, loc, c, launch, workspace, splits);
 }
 
 namespace {
@@ -883,7 +868,7 @@ struct ConvertLinalgMatmulToNVGPUPass
       b.setInsertionPoint(op);
       if (tma && tensorMapCovers(contraction.a) &&
           tensorMapCovers(contraction.b))
-        emitTmaGemm(b, op.getLoc(), contraction);
+        TmaGemmEmitter(b, op.getLoc(), contraction).emit();
       else
         GemmEmitter(b, op.getLoc(), contraction).emit();
       op->erase();

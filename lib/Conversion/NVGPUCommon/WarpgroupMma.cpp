@@ -41,11 +41,13 @@ Value CoreMatrixTile::offset(KernelBuilder &kb, Value stage, Value row,
   return kb.add(kb.mul(stage, stageElements()), kb.add(group, inGroup));
 }
 
-Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
-                                 int64_t k) const {
+/// The matrix descriptor of the operand at shared byte address `address`
+/// (index) with the given leading and stride byte offsets and swizzle mode.
+static Value matrixDescriptor(KernelBuilder &kb, Value address,
+                              uint64_t leadingBytes, uint64_t strideBytes,
+                              uint64_t swizzleMode) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  Value address = sharedAddress(kb, memref, offset(kb, stage, row, kb.idx(k)));
   Value a64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
   auto constant = [&](uint64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
@@ -53,9 +55,17 @@ Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
       constant(4));
-  uint64_t leading = coreBytes(padded) >> 4, stride = groupBytes(padded) >> 4;
-  return arith::OrIOp::create(b, loc, start,
-                              constant((leading << 16) | (stride << 32)));
+  return arith::OrIOp::create(
+      b, loc, start,
+      constant(((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) |
+               (swizzleMode << 62)));
+}
+
+Value CoreMatrixTile::descriptor(KernelBuilder &kb, Value stage, Value row,
+                                 int64_t k) const {
+  Value address = sharedAddress(kb, memref, offset(kb, stage, row, kb.idx(k)));
+  return matrixDescriptor(kb, address, coreBytes(padded), groupBytes(padded),
+                          /*swizzleMode=*/0);
 }
 
 void sm90::storeRowChunk(KernelBuilder &kb, const CoreMatrixTile &tile,
@@ -249,22 +259,11 @@ void sm90::loadTensorTile(KernelBuilder &kb, Value map,
 
 Value sm90::swizzledDescriptor(KernelBuilder &kb, Value address, bool kMajor,
                                int64_t atomStrideBytes) {
-  OpBuilder &b = kb.builder();
-  Location loc = kb.location();
-  Value a64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
-  auto constant = [&](uint64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-  };
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, a64, constant(0x3FFFF)),
-      constant(4));
-  // K-major: the leading offset is unused within a 128-byte row (1 by
-  // convention). Both: 8-row (8-K) groups 1024 bytes apart; mode 1 at bits
-  // 62-63 is the 128-byte swizzle.
-  uint64_t leading = kMajor ? 1 : atomStrideBytes >> 4, stride = 1024 >> 4;
-  return arith::OrIOp::create(
-      b, loc, start,
-      constant((leading << 16) | (stride << 32) | (uint64_t(1) << 62)));
+  // K-major: the leading offset is unused within a 128-byte row (16 by
+  // convention). Both: 8-row (8-K) groups 1024 bytes apart; mode 1 is the
+  // 128-byte swizzle.
+  return matrixDescriptor(kb, address, kMajor ? 16 : atomStrideBytes, 1024,
+                          /*swizzleMode=*/1);
 }
 
 Value sm90::issueWarpgroupMmas(KernelBuilder &kb,
