@@ -1,8 +1,8 @@
 """Prepares the NVIDIA kernel benchmarks (here, where MLIR is): the MXFP4
 GEMM, the fused Hadamard + quantize kernel (both orientations), the
 quantize kernel alone (one orientation) and the fused causal attention
-(forward and backward, head dims 64 and 128) on the pilot study's shapes,
-compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
+(forward and backward: head dims 64 and 128 on the pilot study's shapes, and
+llama3.2-1b's seq 8192), compiled for sm_90a, listed in OUT/bench.txt with the random inputs to make
 (too large to ship: scripts/gpu/bench.py makes them on the GPU machine). The peers (cuBLAS bf16 on the same GEMM shape, a
 device-to-device copy of the same bytes) are measured by
 scripts/gpu/torch_reference.py in the same run.
@@ -114,12 +114,15 @@ for rows, cols in [(32768, 2816)]:
             "quantize", 4 * n + n // 2 + n // 32)
 
 # Fused causal attention, forward and backward: the composites of the
-# pilot's step (8 heads / 4 KV heads of 64, seq 512, batch 64) and of the
-# same with heads of 128 (dim 1024, batch 32). Work: the forward's two
+# pilot's step (8 heads / 4 KV heads of 64, seq 512, batch 64), of the
+# same with heads of 128 (dim 1024, batch 32) and of llama3.2-1b's step
+# (32 heads / 8 KV heads of 64, seq 8192, batch 1: the long rows where the
+# step spends its attention time). Work: the forward's two
 # causal GEMMs, 2 * B * H * S^2 * D flops, the backward's 2.5 times that
 # (FlashAttention's count). Peer: PyTorch's scaled_dot_product_attention
 # on bf16 tensors of the same shape (scripts/gpu/torch_reference.py).
-for label, overrides in [("d64", {}), ("d128", {"dim": 1024, "batch_size": 32})]:
+for label, overrides in [("d64", {}), ("d128", {"dim": 1024, "batch_size": 32}),
+                         ("1b", {"preset": "llama3.2-1b"})]:
     if not (wanted(f"attn-fwd_{label}") or wanted(f"attn-bwd_{label}")):
         continue
     config = dict({"preset": "pilot", "name": f"pilot-{label}"}, **overrides)

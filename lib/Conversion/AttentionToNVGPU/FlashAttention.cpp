@@ -32,6 +32,12 @@
 // tiles it walks: two 64-row tiles of shared memory a kernel, 34 KiB at
 // head dim 128, within the 48 KiB of static shared memory.
 //
+// The forward and query kernels at head dim 64 load the next step's bf16
+// k and v tiles into registers while they compute on this step's, so a
+// step's barriers wait on shared-memory stores rather than on global
+// memory. The causal mask (a compare and select an element) applies only
+// on the step whose tiles cross the diagonal.
+//
 // Row r of q is query position r mod seq; a block's 64 rows lie in one
 // group since seq is a multiple of 64.
 //
@@ -106,7 +112,29 @@ private:
   /// seq], or delta [heads, groups * seq] (the backward's own).
   SmallVector<Value> valueAt(Value buffer, Value row);
   /// Rows row0..row0+63 of `src` into `tile`, as bf16.
-  void loadTile(Value src, Value row0, Value tile);
+  void loadTile(Value src, Value row0, Value tile) {
+    storeTile(fetchTile(src, row0), tile);
+  }
+  /// This thread's share of rows row0..row0+63 of `src`: vectors of 8
+  /// elements in `src`'s type, loaded but not yet stored.
+  SmallVector<Value> fetchTile(Value src, Value row0);
+  /// Stores what `fetchTile` loaded into `tile`, as bf16.
+  void storeTile(ArrayRef<Value> fetched, Value tile);
+  /// True if the loops load the next step's tiles of `src` into registers
+  /// while they compute on this step's (`fetchTile` ahead of
+  /// `storeTile`): bf16 tiles up to head dim 64, 16 registers a tile a
+  /// thread. At head dim 128 the registers are spent on accumulators and
+  /// fragments (up to 254), and f32 tiles would take twice as many.
+  bool prefetches(Value src) const {
+    return s.headDim <= 64 &&
+           cast<MemRefType>(src.getType()).getElementType().isBF16();
+  }
+  /// `scores`, or where `masked` holds, `scores` with `f` applied: the
+  /// causal mask costs a compare and select an element only on the steps
+  /// that cross the diagonal.
+  SmallVector<Value>
+  maskWhere(Value masked, ArrayRef<Value> scores,
+            function_ref<Value(Value, Value, Value, int64_t)> f);
   /// The values of rows row0..row0+63 of `src` (f32) into `memory`, times
   /// `scale` if given.
   void loadVector(Value src, Value row0, Value memory, Value scale = {});
@@ -149,13 +177,16 @@ private:
   /// exp(x / sqrt(d) - lse) = exp2(x log2(e) / sqrt(d) - lse log2(e)),
   /// `lse2` = lse log2(e).
   Value probability(Value x, Value lse2) {
-    return exp2(math::FmaOp::create(
-        b, loc, x, log2Scale, arith::NegFOp::create(b, loc, lse2)));
+    return exp2(math::FmaOp::create(b, loc, x, log2Scale,
+                                    arith::NegFOp::create(b, loc, lse2)));
   }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value le(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
   }
 
   OpBuilder &b;
@@ -224,28 +255,55 @@ SmallVector<Value> Emitter::valueAt(Value buffer, Value row) {
           kb.rem(row, s.seq)};
 }
 
-void Emitter::loadTile(Value src, Value row0, Value tile) {
-  // 8 contiguous elements a thread per chunk, consecutive threads
-  // consecutive chunks: coalesced reads, 16-byte shared stores. f32 is
-  // rounded on the way, bf16 stored as it is.
+// 8 contiguous elements a thread per chunk, consecutive threads
+// consecutive chunks: coalesced reads, 16-byte shared stores. f32 is
+// rounded on the way, bf16 stored as it is.
+SmallVector<Value> Emitter::fetchTile(Value src, Value row0) {
   int64_t chunksPerRow = s.headDim / 8;
-  SharedTile view = rowsTile(tile);
   Type srcType = cast<MemRefType>(src.getType()).getElementType();
-  auto bf16x8 = VectorType::get({8}, b.getBF16Type());
+  SmallVector<Value> fetched;
   for (int64_t i = 0; i < kRows * chunksPerRow / kThreads; ++i) {
     Value chunk = kb.add(tid, i * kThreads);
     Value row = kb.div(chunk, chunksPerRow);
     Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
-    Value h = vector::LoadOp::create(
+    fetched.push_back(vector::LoadOp::create(
         b, loc, VectorType::get({8}, srcType), src, rowAt(src, row0, row, col),
         /*nontemporal=*/false,
-        llvm::MaybeAlign(8 * srcType.getIntOrFloatBitWidth() / 8));
-    if (!srcType.isBF16())
+        llvm::MaybeAlign(8 * srcType.getIntOrFloatBitWidth() / 8)));
+  }
+  return fetched;
+}
+
+void Emitter::storeTile(ArrayRef<Value> fetched, Value tile) {
+  int64_t chunksPerRow = s.headDim / 8;
+  SharedTile view = rowsTile(tile);
+  auto bf16x8 = VectorType::get({8}, b.getBF16Type());
+  for (auto [i, loaded] : llvm::enumerate(fetched)) {
+    Value chunk = kb.add(tid, static_cast<int64_t>(i) * kThreads);
+    Value row = kb.div(chunk, chunksPerRow);
+    Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
+    Value h = loaded;
+    if (!cast<VectorType>(h.getType()).getElementType().isBF16())
       h = arith::TruncFOp::create(b, loc, bf16x8, h);
     vector::StoreOp::create(b, loc, h, tile,
                             ValueRange{view.offset(kb, row, col)},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
+}
+
+SmallVector<Value>
+Emitter::maskWhere(Value masked, ArrayRef<Value> scores,
+                   function_ref<Value(Value, Value, Value, int64_t)> f) {
+  auto branch = scf::IfOp::create(b, loc, ValueRange(scores).getTypes(), masked,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  SmallVector<Value> applied(scores);
+  mapElements(applied, f);
+  scf::YieldOp::create(b, loc, applied);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loc, scores);
+  return SmallVector<Value>(branch.getResults());
 }
 
 void Emitter::loadVector(Value src, Value row0, Value memory, Value scale) {
@@ -433,53 +491,81 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   Value negInf = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> inits = {negInf, negInf, f32(0), f32(0)};
   inits.append(zeroAccumulators(s.headDim / 8));
-  Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
-  auto loop =
-      scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1), inits);
+  int64_t state = inits.size();
+  // The key block on the diagonal is the last.
+  Value lastBlock = kb.div(pos0, kRows);
+  bool prefetch = prefetches(k) && prefetches(v);
+  if (prefetch) {
+    inits.append(fetchTile(k, kb.idx(0)));
+    inits.append(fetchTile(v, kb.idx(0)));
+  }
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.add(lastBlock, 1),
+                                 kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
     auto carried = loop.getRegionIterArgs();
-    Value key0 = kb.mul(loop.getInductionVar(), kRows);
+    Value block = loop.getInductionVar();
+    Value key0 = kb.mul(block, kRows);
     gpu::BarrierOp::create(b, loc); // the previous step's reads are done
-    loadTile(k, key0, kTile);
-    loadTile(v, key0, vTile);
+    SmallVector<Value> next;
+    if (prefetch) {
+      ValueRange fetched = carried.drop_front(state);
+      size_t half = fetched.size() / 2;
+      storeTile(SmallVector<Value>(fetched.take_front(half)), kTile);
+      storeTile(SmallVector<Value>(fetched.drop_front(half)), vTile);
+      // The next step's tiles load while this one computes (the last step
+      // reloads its own, unused).
+      Value nextKey0 = kb.mul(kb.min(kb.add(block, 1), lastBlock), kRows);
+      next.append(fetchTile(k, nextKey0));
+      next.append(fetchTile(v, nextKey0));
+    } else {
+      loadTile(k, key0, kTile);
+      loadTile(v, key0, vTile);
+    }
     gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> scores = productT(qFrags, kTile);
-    mapElements(scores, [&](Value x, Value, Value col, int64_t half) {
-      Value visible = le(kb.add(key0, col), pos[half]);
-      return arith::SelectOp::create(b, loc, visible, scaled(x), negInf)
-          .getResult();
-    });
+    // Raw scores: the maximum commutes with the positive scale, which
+    // folds into the exponent's multiply-add.
+    Value diagonal = eq(block, lastBlock);
+    SmallVector<Value> scores =
+        maskWhere(diagonal, productT(qFrags, kTile),
+                  [&](Value x, Value, Value col, int64_t half) {
+                    Value visible = le(kb.add(key0, col), pos[half]);
+                    return arith::SelectOp::create(b, loc, visible, x, negInf)
+                        .getResult();
+                  });
     std::array<Value, 2> blockMax = quadReduce(rowReduce(scores, true), true);
     std::array<Value, 2> newMax, correction;
     for (int64_t h = 0; h < 2; ++h) {
-      newMax[h] = arith::MaximumFOp::create(b, loc, carried[h], blockMax[h]);
+      newMax[h] =
+          arith::MaximumFOp::create(b, loc, carried[h], scaled(blockMax[h]));
       correction[h] = exp2(sub(carried[h], newMax[h]));
     }
     mapElements(scores, [&](Value x, Value, Value, int64_t half) {
-      return exp2(sub(x, newMax[half]));
+      return exp2(math::FmaOp::create(
+          b, loc, x, log2Scale, arith::NegFOp::create(b, loc, newMax[half])));
     });
     // Per-thread partial sums; the four threads of a row add up at the end.
     std::array<Value, 2> blockSum = rowReduce(scores, false);
-    SmallVector<Value> next = {newMax[0], newMax[1]};
+    SmallVector<Value> yielded = {newMax[0], newMax[1]};
     for (int64_t h = 0; h < 2; ++h)
-      next.push_back(arith::AddFOp::create(
+      yielded.push_back(arith::AddFOp::create(
           b, loc, mulF(carried[2 + h], correction[h]), blockSum[h]));
-    SmallVector<Value> out(carried.drop_front(4));
+    SmallVector<Value> out(carried.slice(4, state - 4));
     mapElements(out, [&](Value x, Value, Value, int64_t half) {
       return mulF(x, correction[half]);
     });
     accumulate(scores, vTile, out);
-    next.append(out);
-    scf::YieldOp::create(b, loc, next);
+    yielded.append(out);
+    yielded.append(next);
+    scf::YieldOp::create(b, loc, yielded);
   }
   auto results = loop.getResults();
   std::array<Value, 2> sums = quadReduce({results[2], results[3]}, false);
   std::array<Value, 2> inverse;
   for (int64_t h = 0; h < 2; ++h)
     inverse[h] = arith::DivFOp::create(b, loc, f32(1), sums[h]);
-  storeRows(SmallVector<Value>(results.drop_front(4)), o, row0, inverse);
+  storeRows(SmallVector<Value>(results.slice(4, state - 4)), o, row0, inverse);
   // Lane t == 0 of each row writes its log-sum-exp.
   auto first = scf::IfOp::create(
       b, loc,
@@ -539,7 +625,12 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
 void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                               Value delta, Value dq) {
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch = open("bwd_dq", queryRows() / kRows, 2, 0);
+  // The prefetch's registers would take ptxas to 239, two blocks an SM;
+  // held to three (168 registers, a few bytes spilled) the backward at
+  // llama3.2-1b's shape runs 3% faster on an H100 (docs/performance.md).
+  bool prefetch = prefetches(k) && prefetches(v);
+  gpu::LaunchOp launch =
+      open("bwd_dq", queryRows() / kRows, 2, 0, prefetch ? 3 : 0);
   auto shared = launch.getWorkgroupAttributions();
   // q and dO are staged in k's and v's buffers (see forward).
   Value qTile = shared[0], dOTile = shared[1], kTile = shared[0],
@@ -560,34 +651,58 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                      f32(M_LOG2E));
     rowDelta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
   }
-  Value keyBlocks = kb.add(kb.div(pos0, kRows), 1);
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), keyBlocks, kb.idx(1),
-                                 zeroAccumulators(s.headDim / 8));
+  Value lastBlock = kb.div(pos0, kRows);
+  SmallVector<Value> inits = zeroAccumulators(s.headDim / 8);
+  int64_t state = inits.size();
+  if (prefetch) {
+    inits.append(fetchTile(k, kb.idx(0)));
+    inits.append(fetchTile(v, kb.idx(0)));
+  }
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.add(lastBlock, 1),
+                                 kb.idx(1), inits);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value key0 = kb.mul(loop.getInductionVar(), kRows);
+    Value block = loop.getInductionVar();
+    Value key0 = kb.mul(block, kRows);
     gpu::BarrierOp::create(b, loc);
-    loadTile(k, key0, kTile);
-    loadTile(v, key0, vTile);
+    SmallVector<Value> next;
+    if (prefetch) {
+      ValueRange fetched = loop.getRegionIterArgs().drop_front(state);
+      size_t half = fetched.size() / 2;
+      storeTile(SmallVector<Value>(fetched.take_front(half)), kTile);
+      storeTile(SmallVector<Value>(fetched.drop_front(half)), vTile);
+      Value nextKey0 = kb.mul(kb.min(kb.add(block, 1), lastBlock), kRows);
+      next.append(fetchTile(k, nextKey0));
+      next.append(fetchTile(v, nextKey0));
+    } else {
+      loadTile(k, key0, kTile);
+      loadTile(v, key0, vTile);
+    }
     gpu::BarrierOp::create(b, loc);
     SmallVector<Value> probs = productT(qFrags, kTile);
-    Value zero = f32(0);
-    mapElements(probs, [&](Value x, Value, Value col, int64_t half) {
-      Value visible = le(kb.add(key0, col), pos[half]);
-      Value p = probability(x, rowLse[half]);
-      return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+    mapElements(probs, [&](Value x, Value, Value, int64_t half) {
+      return probability(x, rowLse[half]);
     });
+    Value zero = f32(0);
+    probs = maskWhere(
+        eq(block, lastBlock), probs,
+        [&](Value p, Value, Value col, int64_t half) {
+          Value visible = le(kb.add(key0, col), pos[half]);
+          return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+        });
     SmallVector<Value> dS = productT(dOFrags, vTile);
     mapElements(dS, [&](Value x, Value, Value, int64_t half) {
       return sub(x, rowDelta[half]);
     });
     scoreGradients(dS, probs);
-    SmallVector<Value> acc(loop.getRegionIterArgs());
+    SmallVector<Value> acc(loop.getRegionIterArgs().take_front(state));
     accumulate(dS, kTile, acc);
+    acc.append(next);
     scf::YieldOp::create(b, loc, acc);
   }
-  storeRows(SmallVector<Value>(loop.getResults()), dq, row0, {});
+  storeRows(SmallVector<Value>(loop.getResults().take_front(state)), dq, row0,
+            {});
 }
 
 void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
@@ -642,13 +757,17 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     gpu::BarrierOp::create(b, loc);
     // Transposed probabilities: rows are keys, columns query rows.
     SmallVector<Value> probsT = productT(kFrags, qTile);
-    Value zero = f32(0);
-    mapElements(probsT, [&](Value x, Value, Value col, int64_t half) {
-      Value visible = le(keyPos[half], kb.add(pos0, col));
+    mapElements(probsT, [&](Value x, Value, Value col, int64_t) {
       Value rowLse2 = memref::LoadOp::create(b, loc, lseShared, col);
-      Value p = probability(x, rowLse2);
-      return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+      return probability(x, rowLse2);
     });
+    Value zero = f32(0);
+    probsT = maskWhere(
+        eq(posBlock, block), probsT,
+        [&](Value p, Value, Value col, int64_t half) {
+          Value visible = le(keyPos[half], kb.add(pos0, col));
+          return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
+        });
     SmallVector<Value> acc(loop.getRegionIterArgs());
     SmallVector<Value> next;
     if (wantDv) {

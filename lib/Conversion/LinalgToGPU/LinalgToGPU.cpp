@@ -176,6 +176,15 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
   std::optional<SmallVector<Operation *>> combiners = getCombiners(op);
   bool workgroups = !reduction.empty() && points < kThreads &&
                     reductionSize >= 1024 && combiners;
+  // A reduction along the innermost dimension over rows enough to fill the
+  // device a warp a row (an RMSNorm backward's per-token dot product): its
+  // lanes read a row coalesced, where a work-item a point and slice would
+  // read addresses a row apart.
+  bool rowShaped =
+      warpReductions && reduction.size() == 1 &&
+      reduction.front() == static_cast<int64_t>(ranges.size()) - 1 &&
+      reductionSize >= 64 && combiners &&
+      points * warpSize >= kBusyWorkItems / 4;
   int64_t slices = 1;
   if (workgroups)
     // At least kMinPerWorkItem elements a work-item, and at most
@@ -183,7 +192,7 @@ static LogicalResult launchGeneric(OpBuilder &b, linalg::GenericOp op,
     slices = std::max<int64_t>(
         1, std::min(kBusyWorkItems / kThreads / points,
                     reductionSize / (kThreads * kMinPerWorkItem)));
-  else if (!reduction.empty() && points < kBusyWorkItems / 4 &&
+  else if (!reduction.empty() && !rowShaped && points < kBusyWorkItems / 4 &&
            reductionSize >= 1024 && isSumReduction(op))
     // At most kBusyWorkItems / kThreads partials a point, as points >=
     // kThreads here.

@@ -46,6 +46,47 @@ func.func private @attn(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, 
 
 // -----
 
+// bf16 operands at head dim 64: the loop loads the next key block's k and
+// v tiles into registers (carried as vector<8xbf16>) after storing this
+// block's to shared memory and before its MMAs, so that the loads overlap
+// the step's compute. The causal mask applies only on the diagonal block
+// (an scf.if), on raw scores; the scale folds into exp2's multiply-add.
+// CHECK-LABEL: gpu.func @attention_fwd_b1_s128_kv1x2_d64_hhhhf(
+// CHECK-SAME: %{{[^:]*}}: memref<1x128x2x64xbf16>, %[[BK:[^:]*]]: memref<1x128x1x64xbf16>, %[[BV:[^:]*]]: memref<1x128x1x64xbf16>,
+// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>)
+// CHECK: %[[K0:.*]] = vector.load %[[BK]]{{.*}} : memref<1x128x1x64xbf16>, vector<8xbf16>
+// CHECK: %[[V0:.*]] = vector.load %[[BV]]{{.*}} : memref<1x128x1x64xbf16>, vector<8xbf16>
+// CHECK: scf.for %[[BLOCK:[^ ]*]] = %c0 to %{{.*}} iter_args({{.*}}%[[KA:[^ ]*]] = %[[K0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[VA:[^ ]*]] = %[[V0]], %{{.*}}, %{{.*}}, %{{.*}}) -> ({{.*}}vector<8xbf16>)
+// CHECK-NEXT: arith.muli %[[BLOCK]], %c64
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.store %[[KA]], %[[KT]]
+// CHECK: vector.store %[[VA]], %[[VT]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[BLOCK]], %c1
+// CHECK: arith.minui %[[NEXT]]
+// CHECK: %[[KN:.*]] = vector.load %[[BK]]
+// CHECK: %[[VN:.*]] = vector.load %[[BV]]
+// CHECK: gpu.barrier
+// CHECK: %[[DIAGONAL:.*]] = arith.cmpi eq, %[[BLOCK]]
+// CHECK: nvvm.mma.sync
+// CHECK: scf.if %[[DIAGONAL]] -> (vector<4xf32>
+// CHECK: arith.select
+// CHECK: } else {
+// CHECK: gpu.shuffle  xor
+// CHECK: math.fma
+// CHECK: math.exp2
+// CHECK: nvvm.mma.sync
+// CHECK: scf.yield {{.*}}, %[[KN]], {{.*}}, %[[VN]], {{.*}} : {{.*}}vector<8xbf16>
+func.func @forward_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x2x128xf32>) {
+  %o, %lse = call @attn_bf16(%q, %k, %v) : (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x2x128xf32>)
+  return %o, %lse : memref<1x128x2x64xbf16>, memref<1x2x128xf32>
+}
+func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<1x2x128xf32>
+  return %q, %lse : memref<1x128x2x64xbf16>, memref<1x2x128xf32>
+}
+
+// -----
+
 // The backward composite: delta = rowsum(dO * o) (8 threads a row, 16 rows
 // a block, added up with shuffles), the
 // query kernel (dq; q and dO staged in the buffers of k and v) and the key

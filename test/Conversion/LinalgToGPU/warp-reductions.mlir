@@ -33,3 +33,40 @@ func.func @row_max(%x: memref<4096x512xf32>, %y: memref<4096xf32>) {
   }
   return
 }
+
+// A long row sum over many rows (an RMSNorm backward's per-token dot
+// product of dy * gain and x): a warp a row, reading each row coalesced,
+// rather than a work-item a token and slice of features.
+// CHECK-LABEL: func.func @row_dot
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c2048 step %c32 iter_args(%{{.*}} = %cst) -> (f32) {
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// Too few rows to fill the device a warp a row: slices of a work-item a row.
+// CHECK-LABEL: func.func @few_long_rows
+// CHECK: memref.alloc() : memref<128x1024xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args
+func.func @row_dot(%dy: memref<8192x2048xf32>, %g: memref<2048xf32>, %x: memref<8192x2048xf32>, %y: memref<8192xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%dy, %g, %x : memref<8192x2048xf32>, memref<2048xf32>, memref<8192x2048xf32>) outs(%y : memref<8192xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+func.func @few_long_rows(%x: memref<1024x8192xf32>, %y: memref<1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<1024x8192xf32>) outs(%y : memref<1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
