@@ -35,8 +35,11 @@
 // The forward and query kernels at head dim 64 load the next step's bf16
 // k and v tiles into registers while they compute on this step's, so a
 // step's barriers wait on shared-memory stores rather than on global
-// memory. The causal mask (a compare and select an element) applies only
-// on the step whose tiles cross the diagonal.
+// memory. The key kernel has no registers to spare for that: at head dim
+// 64 it double-buffers q and dO in shared memory instead and `cp.async`
+// fills the buffers of the next step while it computes on this one's. The
+// causal mask (a compare and select an element) applies only on the step
+// whose tiles cross the diagonal.
 //
 // Row r of q is query position r mod seq; a block's 64 rows lie in one
 // group since seq is a multiple of 64.
@@ -49,6 +52,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -129,6 +133,20 @@ private:
     return s.headDim <= 64 &&
            cast<MemRefType>(src.getType()).getElementType().isBF16();
   }
+  /// True if the key kernel copies its next step's q and dO tiles into a
+  /// second pair of shared-memory buffers with `cp.async` while it
+  /// computes on this step's: bf16 tiles of identity layout at head dim
+  /// 64, where four tiles fit the 48 KiB of static shared memory and the
+  /// kernel's registers (228, both accumulators and both operands'
+  /// fragments) leave none for a prefetch.
+  bool copiesAsync(Value src) const {
+    auto type = cast<MemRefType>(src.getType());
+    return s.headDim <= 64 && type.getElementType().isBF16() &&
+           type.getLayout().isIdentity();
+  }
+  /// Issues `cp.async` copies (16 bytes, bypassing L1) of rows
+  /// row0..row0+63 of `src` into `tile`: the chunks `loadTile` stores.
+  void copyTileAsync(Value src, Value row0, Value tile);
   /// `scores`, or where `masked` holds, `scores` with `f` applied: the
   /// causal mask costs a compare and select an element only on the steps
   /// that cross the diagonal.
@@ -288,6 +306,48 @@ void Emitter::storeTile(ArrayRef<Value> fetched, Value tile) {
     vector::StoreOp::create(b, loc, h, tile,
                             ValueRange{view.offset(kb, row, col)},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+void Emitter::copyTileAsync(Value src, Value row0, Value tile) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<MemRefType>(src.getType());
+  // The buffer's aligned pointer from its LLVM descriptor: kernels index
+  // with 32 bits, so `memref.extract_aligned_pointer_as_index` would
+  // truncate a global address. The cast folds into the descriptor the
+  // kernel's argument lowering builds (convert-gpu-to-nvvm with 32-bit
+  // indices and bare pointers).
+  Type i32 = b.getI32Type();
+  auto pointer = LLVM::LLVMPointerType::get(ctx);
+  auto sizes = LLVM::LLVMArrayType::get(i32, type.getRank());
+  auto descriptor = LLVM::LLVMStructType::getLiteral(
+      ctx, {pointer, pointer, i32, sizes, sizes});
+  Value base = LLVM::ExtractValueOp::create(
+      b, loc,
+      UnrealizedConversionCastOp::create(b, loc, descriptor, src).getResult(0),
+      1);
+  SmallVector<int64_t> strides = type.getStridesAndOffset().first;
+  int64_t chunksPerRow = s.headDim / 8;
+  SharedTile view = rowsTile(tile);
+  for (int64_t i = 0; i < kRows * chunksPerRow / kThreads; ++i) {
+    Value chunk = kb.add(tid, i * kThreads);
+    Value row = kb.div(chunk, chunksPerRow);
+    Value col = kb.mul(kb.rem(chunk, chunksPerRow), 8);
+    Value linear = kb.idx(0);
+    for (auto [index, stride] : llvm::zip(rowAt(src, row0, row, col), strides))
+      linear = kb.add(linear, kb.mul(index, stride));
+    Value element = LLVM::GEPOp::create(
+        b, loc, pointer, type.getElementType(), base,
+        ValueRange{arith::IndexCastOp::create(b, loc, i32, linear)});
+    Value global = LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, 1), element);
+    Value shared =
+        sharedPointer(kb, sharedAddress(kb, tile, view.offset(kb, row, col)));
+    NVVM::CpAsyncOp::create(
+        b, loc, shared, global, b.getI32IntegerAttr(16),
+        NVVM::LoadCacheModifierKindAttr::get(b.getContext(),
+                                             NVVM::LoadCacheModifierKind::CG),
+        Value());
   }
 }
 
@@ -709,16 +769,47 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
                            Value delta, Value dk, Value dv) {
   OpBuilder::InsertionGuard guard(b);
   bool wantDv = static_cast<bool>(dv), wantDk = static_cast<bool>(dk);
+  // Two buffers of each walked tile and vector, step i using pair i % 2.
+  bool async = wantDk && wantDv && copiesAsync(q) && copiesAsync(dO);
+  int64_t pairs = async ? 2 : 1, vectors = wantDk ? 2 : 1;
   gpu::LaunchOp launch =
       open(wantDk ? (wantDv ? "bwd_dkdv" : "bwd_dk") : "bwd_dv", s.seq / kRows,
-           2, wantDk ? 2 : 1);
+           2 * pairs, vectors * pairs);
   auto shared = launch.getWorkgroupAttributions();
-  // k and v are staged in q's and dO's buffers (see forward).
-  Value kTile = shared[0], vTile = shared[1], qTile = shared[0],
-        dOTile = shared[1], lseShared = shared[2],
-        deltaShared = wantDk ? Value(shared[3]) : Value();
+  // Tiles q0, dO0 (, q1, dO1), then vectors lse0 (, delta0) (, lse1,
+  // delta1).
+  auto tileOf = [&](int64_t pair, int64_t which) {
+    return shared[2 * pair + which];
+  };
+  auto vectorOf = [&](int64_t pair, int64_t which) {
+    return shared[2 * pairs + vectors * pair + which];
+  };
+  // k and v are staged in the last pair's q and dO buffers (see forward):
+  // the first step's copies into the first pair start before them.
+  Value kTile = tileOf(pairs - 1, 0), vTile = tileOf(pairs - 1, 1);
   Value block = launch.getBlockIds().x;
   Value key0 = kb.mul(block, kRows);
+  // The query blocks that see these keys: in each group, positions from
+  // key0 to seq - 1.
+  int64_t blocksPerGroup = s.seq / kRows;
+  Value visibleBlocks =
+      arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
+  Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
+  // Step i's first query row (stacked) and its query block.
+  auto stepRows = [&](Value i) -> std::pair<Value, Value> {
+    Value group = arith::DivUIOp::create(b, loc, i, visibleBlocks);
+    Value posBlock =
+        kb.add(block, arith::RemUIOp::create(b, loc, i, visibleBlocks));
+    return {kb.add(kb.mul(group, s.seq), kb.mul(posBlock, kRows)), posBlock};
+  };
+  if (async) {
+    Value first = stepRows(kb.idx(0)).first;
+    copyTileAsync(q, first, tileOf(0, 0));
+    copyTileAsync(dO, first, tileOf(0, 1));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    loadVector(lse, first, vectorOf(0, 0), f32(M_LOG2E));
+    loadVector(delta, first, vectorOf(0, 1));
+  }
   loadTile(k, key0, kTile);
   if (wantDk)
     loadTile(v, key0, vTile);
@@ -728,13 +819,6 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     vFrags = aFragments(vTile);
   Value warpKey = kb.add(key0, kb.add(kb.mul(warp, kWarpRows), g));
   std::array<Value, 2> keyPos = {warpKey, kb.add(warpKey, 8)};
-
-  // The query blocks that see these keys: in each group, positions from
-  // key0 to seq - 1.
-  int64_t blocksPerGroup = s.seq / kRows;
-  Value visibleBlocks =
-      arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
-  Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
   int64_t accs = s.headDim / 8;
   SmallVector<Value> inits =
       zeroAccumulators((wantDv ? accs : 0) + (wantDk ? accs : 0));
@@ -743,18 +827,49 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
     Value i = loop.getInductionVar();
-    Value group = arith::DivUIOp::create(b, loc, i, visibleBlocks);
-    Value posBlock =
-        kb.add(block, arith::RemUIOp::create(b, loc, i, visibleBlocks));
+    auto [row0, posBlock] = stepRows(i);
     Value pos0 = kb.mul(posBlock, kRows);
-    Value row0 = kb.add(kb.mul(group, s.seq), pos0);
-    gpu::BarrierOp::create(b, loc);
-    loadTile(q, row0, qTile);
-    loadTile(dO, row0, dOTile);
-    loadVector(lse, row0, lseShared, f32(M_LOG2E));
-    if (wantDk)
-      loadVector(delta, row0, deltaShared);
-    gpu::BarrierOp::create(b, loc);
+    Value qTile = tileOf(0, 0), dOTile = tileOf(0, 1),
+          lseShared = vectorOf(0, 0),
+          deltaShared = wantDk ? vectorOf(0, 1) : Value();
+    std::array<Value, 2> nextVectors;
+    Value odd;
+    if (async) {
+      // This step's copies (issued a step ahead) have landed, and every
+      // thread is done with the other pair, which the next step's copies
+      // then fill; its vectors load into registers now and are stored
+      // once this step's compute is issued.
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+      gpu::BarrierOp::create(b, loc);
+      odd = kb.rem(i, 2);
+      odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, odd,
+                                  kb.idx(0));
+      auto pick = [&](Value ifOdd, Value ifEven) {
+        return arith::SelectOp::create(b, loc, odd, ifOdd, ifEven).getResult();
+      };
+      qTile = pick(tileOf(1, 0), tileOf(0, 0));
+      dOTile = pick(tileOf(1, 1), tileOf(0, 1));
+      lseShared = pick(vectorOf(1, 0), vectorOf(0, 0));
+      deltaShared = pick(vectorOf(1, 1), vectorOf(0, 1));
+      Value nextRow0 = stepRows(kb.min(kb.add(i, 1), kb.add(steps, -1))).first;
+      copyTileAsync(q, nextRow0, pick(tileOf(0, 0), tileOf(1, 0)));
+      copyTileAsync(dO, nextRow0, pick(tileOf(0, 1), tileOf(1, 1)));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      // Threads past the 64 rows load row 63 again and store nothing.
+      Value row = kb.add(nextRow0, kb.min(tid, kb.idx(kRows - 1)));
+      nextVectors = {
+          mulF(memref::LoadOp::create(b, loc, lse, valueAt(lse, row)),
+               f32(M_LOG2E)),
+          memref::LoadOp::create(b, loc, delta, valueAt(delta, row))};
+    } else {
+      gpu::BarrierOp::create(b, loc);
+      loadTile(q, row0, qTile);
+      loadTile(dO, row0, dOTile);
+      loadVector(lse, row0, lseShared, f32(M_LOG2E));
+      if (wantDk)
+        loadVector(delta, row0, deltaShared);
+      gpu::BarrierOp::create(b, loc);
+    }
     // Transposed probabilities: rows are keys, columns query rows.
     SmallVector<Value> probsT = productT(kFrags, qTile);
     mapElements(probsT, [&](Value x, Value, Value col, int64_t) {
@@ -786,8 +901,23 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
       accumulate(dST, qTile, dkAcc);
       next.append(dkAcc);
     }
+    if (async) {
+      auto inRange = scf::IfOp::create(b, loc, kb.lt(tid, kRows), false);
+      OpBuilder::InsertionGuard storeGuard(b);
+      b.setInsertionPointToStart(inRange.thenBlock());
+      for (int64_t which = 0; which < 2; ++which)
+        memref::StoreOp::create(b, loc, nextVectors[which],
+                                arith::SelectOp::create(b, loc, odd,
+                                                        vectorOf(0, which),
+                                                        vectorOf(1, which)),
+                                ValueRange{tid});
+    }
     scf::YieldOp::create(b, loc, next);
   }
+  // The last step copied its own tiles once more: nothing may be in
+  // flight at the kernel's end.
+  if (async)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   auto results = loop.getResults();
   if (wantDv)
     storeRows(SmallVector<Value>(results.take_front(accs)), dv, key0, {});

@@ -63,16 +63,19 @@ bool mlir::mxfp4::launches::launchVectorElementwise(
       llvm::any_of(ranges, ShapedType::isDynamic) ||
       ranges.back() % kWidth != 0)
     return false;
-  for (Value v : op->getOperands())
-    if (auto type = dyn_cast<MemRefType>(v.getType()))
-      if (!type.getLayout().isIdentity())
+  unsigned last = ranges.size() - 1;
+  // A vector access needs the buffer's own 16-byte alignment; a scalar one
+  // (the cross-entropy gradient's labels, a view one token on) any layout.
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto type = dyn_cast<MemRefType>(operand.get().getType()))
+      if (!type.getLayout().isIdentity() &&
+          readOf(op, operand, last) == Read::Vector)
         return false;
   int64_t points = 1;
   for (int64_t r : ranges)
     points *= r;
   if (points / kWidth < kBusyWorkItems)
     return false;
-  unsigned last = ranges.size() - 1;
   for (OpOperand &out : op.getDpsInitsMutable())
     if (readOf(op, out, last) != Read::Vector)
       return false;

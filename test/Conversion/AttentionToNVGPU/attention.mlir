@@ -87,6 +87,48 @@ func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64x
 
 // -----
 
+// The bf16 backward at head dim 64. The query kernel prefetches like the
+// forward, held to three blocks an SM. The key kernel double-buffers the
+// tiles and vectors it walks (q0, dO0, q1, dO1; lse0, delta0, lse1,
+// delta1): `cp.async` copies the next step's q and dO tiles (16 bytes a
+// chunk, from the 64-bit pointer of the buffer's descriptor) into the pair
+// this step does not read, after one wait and barrier a step; its lse and
+// delta go through registers into the other vectors.
+// CHECK-LABEL: gpu.func @attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh(
+// CHECK-SAME: nvvm.minctasm = 3 : i32
+// CHECK-LABEL: gpu.func @attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh(
+// CHECK-SAME: %[[Q:[^:]*]]: memref<1x128x2x64xbf16>, %{{[^:]*}}: memref<1x128x2x64xbf16>,
+// CHECK-SAME: workgroup(%[[Q0:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %[[Q1:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[DESCRIPTOR:.*]] = builtin.unrealized_conversion_cast %[[Q]] : memref<1x128x2x64xbf16> to !llvm.struct<(ptr, ptr, i32, array<4 x i32>, array<4 x i32>)>
+// CHECK: %[[BASE:.*]] = llvm.extractvalue %[[DESCRIPTOR]][1]
+// CHECK: %[[ELEMENT:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, bf16
+// CHECK: %[[GLOBAL:.*]] = llvm.addrspacecast %[[ELEMENT]] : !llvm.ptr to !llvm.ptr<1>
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[GLOBAL]], 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
+// CHECK: arith.select %[[ODD]], %[[Q1]], %[[Q0]] : memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK: arith.select %[[ODD]], %[[Q0]], %[[Q1]] : memref<4608xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.return
+func.func @backward_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>, %o: memref<1x128x2x64xbf16>, %lse: memref<1x2x128xf32>, %do: memref<1x128x2x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>) {
+  %dq, %dk, %dv = call @attn_bf16_grad(%q, %k, %v, %o, %lse, %do) : (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x2x64xbf16>, memref<1x2x128xf32>, memref<1x128x2x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>)
+  return %dq, %dk, %dv : memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>
+}
+func.func private @attn_bf16_grad(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>, %o: memref<1x128x2x64xbf16>, %lse: memref<1x2x128xf32>, %do: memref<1x128x2x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  return %q, %k, %v : memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>
+}
+
+// -----
+
 // The backward composite: delta = rowsum(dO * o) (8 threads a row, 16 rows
 // a block, added up with shuffles), the
 // query kernel (dq; q and dO staged in the buffers of k and v) and the key

@@ -61,6 +61,47 @@ func.func @elementwise_vectors(%x: memref<1024x1024xf32>, %bias: memref<1024xf32
 
 // -----
 
+// The cross-entropy gradient's shape: the labels, a view one token on (a
+// strided layout), do not vary along the vocabulary and are read once a
+// run, so the logits and the gradient still move 16 bytes at a time. A
+// strided operand read along the innermost loop keeps one element a
+// work-item.
+// CHECK-LABEL: func.func @strided_invariant
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
+// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] : memref<1024x1024xf32>, vector<4xf32>
+// CHECK: memref.load %arg1[%{{.*}}] : memref<1024xi32, strided<[1], offset: 1>>
+// CHECK: vector.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1024x1024xbf16>, vector<4xbf16>
+// CHECK-LABEL: func.func @strided_vector
+// CHECK-NOT: vector.load
+// CHECK: memref.load %{{.*}} : memref<1024x1024xf32, strided<[1025, 1], offset: 1>>
+func.func @strided_invariant(%logits: memref<1024x1024xf32>, %labels: memref<1024xi32, strided<[1], offset: 1>>, %grad: memref<1024x1024xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%logits, %labels : memref<1024x1024xf32>, memref<1024xi32, strided<[1], offset: 1>>) outs(%grad : memref<1024x1024xbf16>) {
+  ^bb0(%x: f32, %label: i32, %out: bf16):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %hit = arith.cmpi eq, %ji, %label : i32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %t = arith.select %hit, %one, %zero : f32
+    %d = arith.subf %x, %t : f32
+    %r = arith.truncf %d : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return
+}
+func.func @strided_vector(%x: memref<1024x1024xf32, strided<[1025, 1], offset: 1>>, %y: memref<1024x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1024x1024xf32, strided<[1025, 1], offset: 1>>) outs(%y : memref<1024x1024xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
 // A row reduction: one work-item per row, the reduction dimension a loop
 // carrying the accumulator (read from the output first).
 // CHECK-LABEL: func.func @row_sum
