@@ -29,20 +29,20 @@ func.func @elementwise(%a: memref<1001xf32>, %b: memref<1001xf32>) {
 // A large elementwise op (2^18 runs of 4 elements or more) with an
 // innermost loop of a multiple of 4 elements: a work-item takes 4
 // consecutive ones. An operand along that loop is one
-// 16-byte load or store, one that does not vary along it (the bias) one
+// 16-byte load or store (aligned: the buffers are), one that does not vary along it (the bias) one
 // load, one that runs along it in another dimension (the transposed
 // operand) four; the payload runs four times, linalg.index at each element.
 // CHECK-LABEL: func.func @elementwise_vectors
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
 // CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c1024 : index
 // CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c4 : index
-// CHECK: %[[X:.*]] = vector.load %arg0[%[[ROW]], %[[FIRST]]] : memref<1024x1024xf32>, vector<4xf32>
+// CHECK: %[[X:.*]] = vector.load %arg0[%[[ROW]], %[[FIRST]]] {alignment = 16 : i64} : memref<1024x1024xf32>, vector<4xf32>
 // CHECK-COUNT-4: vector.extract %[[X]]
 // CHECK: %[[BIAS:.*]] = memref.load %arg1[%[[ROW]]] : memref<1024xf32>
 // CHECK-COUNT-4: memref.load %arg2[%{{.*}}, %[[ROW]]] : memref<1024x1024xf32>
 // CHECK-COUNT-4: arith.addf %{{.*}}, %[[BIAS]] : f32
 // CHECK: %[[Y:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
-// CHECK: vector.store %[[Y]], %arg3[%[[ROW]], %[[FIRST]]] : memref<1024x1024xf32>, vector<4xf32>
+// CHECK: vector.store %[[Y]], %arg3[%[[ROW]], %[[FIRST]]] {alignment = 16 : i64} : memref<1024x1024xf32>, vector<4xf32>
 func.func @elementwise_vectors(%x: memref<1024x1024xf32>, %bias: memref<1024xf32>,
                                %t: memref<1024x1024xf32>, %y: memref<1024x1024xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
@@ -68,9 +68,9 @@ func.func @elementwise_vectors(%x: memref<1024x1024xf32>, %bias: memref<1024xf32
 // work-item.
 // CHECK-LABEL: func.func @strided_invariant
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024,
-// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] : memref<1024x1024xf32>, vector<4xf32>
+// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<1024x1024xf32>, vector<4xf32>
 // CHECK: memref.load %arg1[%{{.*}}] : memref<1024xi32, strided<[1], offset: 1>>
-// CHECK: vector.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1024x1024xbf16>, vector<4xbf16>
+// CHECK: vector.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1024x1024xbf16>, vector<4xbf16>
 // CHECK-LABEL: func.func @strided_vector
 // CHECK-NOT: vector.load
 // CHECK: memref.load %{{.*}} : memref<1024x1024xf32, strided<[1025, 1], offset: 1>>
