@@ -531,8 +531,9 @@ void Emitter::storeRows(ArrayRef<Value> acc, Value dst, Value row0,
 void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   OpBuilder::InsertionGuard guard(b);
   // Two blocks of 128 threads fit an SM with up to 255 registers each;
-  // told so, ptxas gives the head-dim-128 forward 254 registers, else 182
-  // (measured 0.186 against 0.241 ms on an H200, docs/sm90a.md).
+  // told so, ptxas gave the head-dim-128 forward 254 registers rather than
+  // 182 when it masked every step (0.186 against 0.241 ms on an H200,
+  // docs/sm90a.md); it takes 208 now.
   gpu::LaunchOp launch =
       open("fwd", queryRows() / kRows, 2, 0, s.headDim > 64 ? 2 : 0);
   auto shared = launch.getWorkgroupAttributions();
