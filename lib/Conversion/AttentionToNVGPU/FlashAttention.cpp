@@ -124,6 +124,15 @@ private:
   SmallVector<Value> fetchTile(Value src, Value row0);
   /// Stores what `fetchTile` loaded into `tile`, as bf16.
   void storeTile(ArrayRef<Value> fetched, Value tile);
+  /// A key loop step's k and v tiles of key block `block` (of 0 ..
+  /// `lastBlock`) into `kTile` and `vTile`, between the step's two
+  /// barriers. Where the loop prefetches, they are `fetched`, what the
+  /// previous step (or the prologue) loaded, and the next block's loads are
+  /// returned to carry (the last step reloads its own, unused); else they
+  /// are loaded now and nothing is returned.
+  SmallVector<Value> stepKeyValues(bool prefetch, ValueRange fetched, Value k,
+                                   Value v, Value block, Value lastBlock,
+                                   Value kTile, Value vTile);
   /// True if the loops load the next step's tiles of `src` into registers
   /// while they compute on this step's (`fetchTile` ahead of
   /// `storeTile`): bf16 tiles up to head dim 64, 16 registers a tile a
@@ -351,6 +360,28 @@ void Emitter::copyTileAsync(Value src, Value row0, Value tile) {
   }
 }
 
+SmallVector<Value> Emitter::stepKeyValues(bool prefetch, ValueRange fetched,
+                                          Value k, Value v, Value block,
+                                          Value lastBlock, Value kTile,
+                                          Value vTile) {
+  gpu::BarrierOp::create(b, loc); // the previous step's reads are done
+  SmallVector<Value> next;
+  if (prefetch) {
+    size_t half = fetched.size() / 2;
+    storeTile(SmallVector<Value>(fetched.take_front(half)), kTile);
+    storeTile(SmallVector<Value>(fetched.drop_front(half)), vTile);
+    Value nextKey0 = kb.mul(kb.min(kb.add(block, 1), lastBlock), kRows);
+    next.append(fetchTile(k, nextKey0));
+    next.append(fetchTile(v, nextKey0));
+  } else {
+    Value key0 = kb.mul(block, kRows);
+    loadTile(k, key0, kTile);
+    loadTile(v, key0, vTile);
+  }
+  gpu::BarrierOp::create(b, loc);
+  return next;
+}
+
 SmallVector<Value>
 Emitter::maskWhere(Value masked, ArrayRef<Value> scores,
                    function_ref<Value(Value, Value, Value, int64_t)> f) {
@@ -568,23 +599,9 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
     auto carried = loop.getRegionIterArgs();
     Value block = loop.getInductionVar();
     Value key0 = kb.mul(block, kRows);
-    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
-    SmallVector<Value> next;
-    if (prefetch) {
-      ValueRange fetched = carried.drop_front(state);
-      size_t half = fetched.size() / 2;
-      storeTile(SmallVector<Value>(fetched.take_front(half)), kTile);
-      storeTile(SmallVector<Value>(fetched.drop_front(half)), vTile);
-      // The next step's tiles load while this one computes (the last step
-      // reloads its own, unused).
-      Value nextKey0 = kb.mul(kb.min(kb.add(block, 1), lastBlock), kRows);
-      next.append(fetchTile(k, nextKey0));
-      next.append(fetchTile(v, nextKey0));
-    } else {
-      loadTile(k, key0, kTile);
-      loadTile(v, key0, vTile);
-    }
-    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> next =
+        stepKeyValues(prefetch, carried.drop_front(state), k, v, block,
+                      lastBlock, kTile, vTile);
     // Raw scores: the maximum commutes with the positive scale, which
     // folds into the exponent's multiply-add.
     Value diagonal = eq(block, lastBlock);
@@ -726,21 +743,9 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
     b.setInsertionPointToStart(loop.getBody());
     Value block = loop.getInductionVar();
     Value key0 = kb.mul(block, kRows);
-    gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> next;
-    if (prefetch) {
-      ValueRange fetched = loop.getRegionIterArgs().drop_front(state);
-      size_t half = fetched.size() / 2;
-      storeTile(SmallVector<Value>(fetched.take_front(half)), kTile);
-      storeTile(SmallVector<Value>(fetched.drop_front(half)), vTile);
-      Value nextKey0 = kb.mul(kb.min(kb.add(block, 1), lastBlock), kRows);
-      next.append(fetchTile(k, nextKey0));
-      next.append(fetchTile(v, nextKey0));
-    } else {
-      loadTile(k, key0, kTile);
-      loadTile(v, key0, vTile);
-    }
-    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> next =
+        stepKeyValues(prefetch, loop.getRegionIterArgs().drop_front(state), k,
+                      v, block, lastBlock, kTile, vTile);
     SmallVector<Value> probs = productT(qFrags, kTile);
     mapElements(probs, [&](Value x, Value, Value, int64_t half) {
       return probability(x, rowLse[half]);
