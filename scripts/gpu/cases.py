@@ -348,8 +348,8 @@ step_cases(step, "", wanted("step", [
     ("fp4-all-dht16", "f32", "step"), ("fp4-all-dht16", "bf16", "bf16")]))
 
 # --- Fused attention: the composites of a step whose heads the kernels
-# cover (seq 128, head dim 64 and 128, two query heads a KV head), called
-# alone. ---------------------------------------------------------------------
+# cover (seq 128 at head dims 64 and 128, seq 384 at 64; two query heads a
+# KV head), called alone. ----------------------------------------------------
 attn = dict(json.load(open(micro)), name="attn", dim=128, num_heads=2,
             num_kv_heads=1, ffn_dim=192, seq_len=128, batch_size=4)
 attn_config = os.path.join(out, "attn.json")
@@ -363,6 +363,15 @@ json.dump(dict(attn, name="attn128", dim=256, ffn_dim=384), open(attn128_config,
 subprocess.run([tool, "compile", f"--preset={attn128_config}", "-o",
                 f"{out}/attn128-step.mlir"], check=True)
 attn128_step = open(f"{out}/attn128-step.mlir").read()
+# Longer rows (seq 384, not a multiple of the forward's 128 keys a step):
+# the warpgroup kernels walk several stages of their pipelines, and the
+# forward's last key block reaches past the sequence's end.
+attn384_config = os.path.join(out, "attn384.json")
+json.dump(dict(attn, name="attn384", seq_len=384, batch_size=1),
+          open(attn384_config, "w"))
+subprocess.run([tool, "compile", f"--preset={attn384_config}", "-o",
+                f"{out}/attn384-step.mlir"], check=True)
+attn384_step = open(f"{out}/attn384-step.mlir").read()
 
 
 def composite_case(kind, inputs, step_text=attn_step, suffix=""):
@@ -387,10 +396,18 @@ if "attention" in groups:
     composite_case("causal_attention_backward",
                    [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)],
                    attn128_step, "-d128")
+    q = rng.standard_normal((1, 384, 2, 64)).astype(np.float32)
+    k, v = (rng.standard_normal((1, 384, 1, 64)).astype(np.float32) for _ in range(2))
+    composite_case("causal_attention", [q, k, v], attn384_step, "-s384")
+    o, lse = (np.load(f"{out}/causal-attention-s384/cpu{i}.npy") for i in range(2))
+    composite_case("causal_attention_backward",
+                   [q, k, v, o, lse, rng.standard_normal(q.shape).astype(np.float32)],
+                   attn384_step, "-s384")
     # The step with fused attention, against the CPU's f32.
     step_cases(attn_step, "-attn", [("bf16", "bf16", "bf16")])
 os.remove(f"{out}/attn-step.mlir")
 os.remove(f"{out}/attn128-step.mlir")
+os.remove(f"{out}/attn384-step.mlir")
 
 # --- Training on the GPU: the CPU trainer's run (same seed, weights and
 # batches, exported by `train --export-gpu-run`) against the CUDA runtime's

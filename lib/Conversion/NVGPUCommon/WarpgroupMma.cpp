@@ -136,11 +136,21 @@ Value sm90::issueWarpgroupMmas(KernelBuilder &kb, const CoreMatrixTile &a,
 Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
                                         const CoreMatrixTile &b, Value bRow,
                                         int64_t n, Value stage, Value acc) {
+  SmallVector<Value> slices;
+  for (int64_t k = 0; k < kWgStepK; k += 16)
+    slices.push_back(b.descriptor(kb, stage, bRow, k));
+  return issueWarpgroupMmasRegisterA(kb, a, slices, n, /*bKMajor=*/true, acc);
+}
+
+Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
+                                        ArrayRef<Value> bSlices, int64_t n,
+                                        bool bKMajor, Value acc) {
   OpBuilder &ob = kb.builder();
   Location loc = kb.location();
   MLIRContext *ctx = ob.getContext();
   // NVVM's wgmma op takes A only as a descriptor: inline PTX, in the form
-  // that op's lowering writes (scale-d a predicate).
+  // that op's lowering writes (scale-d a predicate; then imm-scale-a,
+  // imm-scale-b and imm-trans-b).
   int64_t count = n / 2;
   std::string text, constraints;
   llvm::raw_string_ostream os(text), cs(constraints);
@@ -151,17 +161,18 @@ Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
     cs << "=f,";
   }
   os << "}, {$" << 2 * count << ", $" << 2 * count + 1 << ", $" << 2 * count + 2
-     << ", $" << 2 * count + 3 << "}, $" << 2 * count + 4 << ", p, 1, 1, 0;\n}";
+     << ", $" << 2 * count + 3 << "}, $" << 2 * count + 4 << ", p, 1, 1, "
+     << (bKMajor ? 0 : 1) << ";\n}";
   for (int64_t i = 0; i < count; ++i)
     cs << i << ",";
   cs << "r,r,r,r,l";
   NVVM::WgmmaFenceAlignedOp::create(ob, loc);
-  for (int64_t k = 0; k < kWgStepK; k += 16) {
+  for (auto [slice, descriptor] : llvm::enumerate(bSlices)) {
     SmallVector<Value> operands;
     for (int64_t i = 0; i < count; ++i)
       operands.push_back(LLVM::ExtractValueOp::create(ob, loc, acc, i));
-    llvm::append_range(operands, a.slice(k / 16 * 4, 4));
-    operands.push_back(b.descriptor(kb, stage, bRow, k));
+    llvm::append_range(operands, a.slice(slice * 4, 4));
+    operands.push_back(descriptor);
     acc = LLVM::InlineAsmOp::create(
               ob, loc, accumulatorType(ctx, n), operands, text, constraints,
               /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -170,6 +181,35 @@ Value sm90::issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
               .getResult(0);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(ob, loc);
+  return acc;
+}
+
+SmallVector<Value> sm90::accumulatorFragments(KernelBuilder &kb, Value acc,
+                                              int64_t n) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  auto type = VectorType::get({4}, b.getF32Type());
+  SmallVector<Value> fragments;
+  for (int64_t i = 0; i < n / 8; ++i) {
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < 4; ++e)
+      elements.push_back(LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + e));
+    fragments.push_back(vector::FromElementsOp::create(b, loc, type, elements));
+  }
+  return fragments;
+}
+
+Value sm90::accumulatorStruct(KernelBuilder &kb, ArrayRef<Value> fragments) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  int64_t n = static_cast<int64_t>(fragments.size()) * 8;
+  Value acc =
+      LLVM::PoisonOp::create(b, loc, accumulatorType(b.getContext(), n));
+  for (auto [i, fragment] : llvm::enumerate(fragments))
+    for (int64_t e = 0; e < 4; ++e)
+      acc = LLVM::InsertValueOp::create(
+          b, loc, acc, vector::ExtractOp::create(b, loc, fragment, e),
+          static_cast<int64_t>(4 * i + e));
   return acc;
 }
 
@@ -315,9 +355,14 @@ void sm90::bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
   arriveExpectingBytesAt(kb, bar, bytes);
   Value global = LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), source);
+  copyToSharedAt(kb, bar, sharedAddress(kb, dest, element), global, bytes);
+}
+
+void sm90::copyToSharedAt(KernelBuilder &kb, Value barrier, Value dest,
+                          Value source, int64_t bytes) {
   NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-      b, loc, clusterPointer(kb, sharedAddress(kb, dest, element)), global,
-      sharedPointer(kb, bar), i32Constant(kb, bytes), Value(), Value());
+      kb.builder(), kb.location(), clusterPointer(kb, dest), source,
+      sharedPointer(kb, barrier), i32Constant(kb, bytes), Value(), Value());
 }
 
 void sm90::forEachWarpgroupAccumulatorPair(

@@ -46,36 +46,55 @@ func.func private @attn(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, 
 
 // -----
 
-// bf16 operands at head dim 64: the loop loads the next key block's k and
-// v tiles into registers (carried as vector<8xbf16>) after storing this
-// block's to shared memory and before its MMAs, so that the loads overlap
-// the step's compute. The causal mask applies only on the diagonal block
-// (an scf.if), on raw scores; the scale folds into exp2's multiply-add.
+// bf16 operands at head dim 64: warpgroup MMAs on TMA tiles. The host
+// makes tensor maps of q (64 rows a box), k and v (128 keys a box), 128-byte
+// swizzled; the kernel takes them as pointers, with q's tile, two stages of
+// k and v and five mbarriers in dynamic shared memory (1024 + 8192 +
+// 4 * 16384 + 5 * 8 bytes). Thread 0 loads q and the first stage; each step
+// issues the next block's loads into the other stage after a barrier, waits
+// for its k, computes the scores (m64n128k16 from shared memory), masks
+// only the diagonal block (an scf.if) and takes the online softmax, then
+// waits for its v and accumulates o += P v with P in registers and v read
+// transposed (imm-trans-b 1).
+// CHECK-LABEL: func.func @forward_bf16(
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c1, %c64] {{.*}}swizzle = swizzle_128b
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c1, %c64] {{.*}}swizzle = swizzle_128b
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c1, %c64] {{.*}}swizzle = swizzle_128b
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b1_s128_kv1x2_d64_hhhhf blocks in (%c4, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c74792_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr,
 // CHECK-LABEL: gpu.func @attention_fwd_b1_s128_kv1x2_d64_hhhhf(
-// CHECK-SAME: %{{[^:]*}}: memref<1x128x2x64xbf16>, %[[BK:[^:]*]]: memref<1x128x1x64xbf16>, %[[BV:[^:]*]]: memref<1x128x1x64xbf16>,
-// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>)
-// CHECK: %[[K0:.*]] = vector.load %[[BK]]{{.*}} : memref<1x128x1x64xbf16>, vector<8xbf16>
-// CHECK: %[[V0:.*]] = vector.load %[[BV]]{{.*}} : memref<1x128x1x64xbf16>, vector<8xbf16>
-// CHECK: scf.for %[[BLOCK:[^ ]*]] = %c0 to %{{.*}} iter_args({{.*}}%[[KA:[^ ]*]] = %[[K0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[VA:[^ ]*]] = %[[V0]], %{{.*}}, %{{.*}}, %{{.*}}) -> ({{.*}}vector<8xbf16>)
-// CHECK-NEXT: arith.muli %[[BLOCK]], %c64
-// CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: vector.store %[[KA]], %[[KT]]
-// CHECK: vector.store %[[VA]], %[[VT]]
-// CHECK: %[[NEXT:.*]] = arith.addi %[[BLOCK]], %c1
-// CHECK: arith.minui %[[NEXT]]
-// CHECK: %[[KN:.*]] = vector.load %[[BK]]
-// CHECK: %[[VN:.*]] = vector.load %[[BV]]
+// CHECK-SAME: %[[QM:[^:]*]]: !llvm.ptr, %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr, %{{[^:]*}}: memref<1x128x2x64xbf16>
+// CHECK: gpu.dynamic_shared_memory
+// CHECK-COUNT-5: nvvm.mbarrier.init
 // CHECK: gpu.barrier
-// CHECK: %[[DIAGONAL:.*]] = arith.cmpi eq, %[[BLOCK]]
-// CHECK: nvvm.mma.sync
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[QM]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VM]]
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.for %[[BLOCK:[^ ]*]] = %c0
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VM]]
+// CHECK: }
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: %[[DIAGONAL:.*]] = arith.cmpi eq, %[[BLOCK]]
 // CHECK: scf.if %[[DIAGONAL]] -> (vector<4xf32>
 // CHECK: arith.select
 // CHECK: } else {
 // CHECK: gpu.shuffle  xor
 // CHECK: math.fma
 // CHECK: math.exp2
-// CHECK: nvvm.mma.sync
-// CHECK: scf.yield {{.*}}, %[[KN]], {{.*}}, %[[VN]], {{.*}} : {{.*}}vector<8xbf16>
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 func.func @forward_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x2x128xf32>) {
   %o, %lse = call @attn_bf16(%q, %k, %v) : (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x2x128xf32>)
   return %o, %lse : memref<1x128x2x64xbf16>, memref<1x2x128xf32>
@@ -87,38 +106,58 @@ func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64x
 
 // -----
 
-// The bf16 backward at head dim 64. The query kernel prefetches like the
-// forward, held to three blocks an SM. The key kernel double-buffers the
-// tiles and vectors it walks (q0, dO0, q1, dO1; lse0, delta0, lse1,
-// delta1): `cp.async` copies the next step's q and dO tiles (16 bytes a
-// chunk, from the 64-bit pointer of the buffer's descriptor) into the pair
-// this step does not read, after one wait and barrier a step; its lse and
-// delta go through registers into the other vectors.
+// The bf16 backward at head dim 64, on warpgroup MMAs over TMA tiles of 64
+// rows. The query kernel loads q and dO once and walks two stages of k and
+// v: scores and dP from shared memory (m64n64k16), then dq += dS k with dS
+// in registers and k read transposed. The key kernel loads k and v once
+// and walks two stages of q and dO tiles with their lse and delta vectors
+// (bulk copies of 256 bytes from the buffers' 64-bit pointers) under one
+// mbarrier a stage; dv += P^T dO and dk += dS^T q take the walked tiles
+// transposed.
+// CHECK-LABEL: func.func @backward_bf16(
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s128_kv1x2_d64_hhhhfhhhh
+// CHECK-COUNT-4: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c1, %c64] {{.*}}swizzle = swizzle_128b
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c4, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c50216_i32
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c51224_i32
 // CHECK-LABEL: gpu.func @attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh(
-// CHECK-SAME: nvvm.minctasm = 3 : i32
-// CHECK-LABEL: gpu.func @attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh(
-// CHECK-SAME: %[[Q:[^:]*]]: memref<1x128x2x64xbf16>, %{{[^:]*}}: memref<1x128x2x64xbf16>,
-// CHECK-SAME: workgroup(%[[Q0:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %[[Q1:[^ ]*]] : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[DESCRIPTOR:.*]] = builtin.unrealized_conversion_cast %[[Q]] : memref<1x128x2x64xbf16> to !llvm.struct<(ptr, ptr, i32, array<4 x i32>, array<4 x i32>)>
-// CHECK: %[[BASE:.*]] = llvm.extractvalue %[[DESCRIPTOR]][1]
-// CHECK: %[[ELEMENT:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr, i32) -> !llvm.ptr, bf16
-// CHECK: %[[GLOBAL:.*]] = llvm.addrspacecast %[[ELEMENT]] : !llvm.ptr to !llvm.ptr<1>
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %[[GLOBAL]], 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
-// CHECK: nvvm.cp.async.commit.group
+// CHECK-SAME: %[[QM:[^:]*]]: !llvm.ptr, %[[DOM:[^:]*]]: !llvm.ptr, %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr,
+// CHECK-COUNT-5: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[QM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DOM]]
 // CHECK: scf.for
-// CHECK-NOT: gpu.barrier
-// CHECK: nvvm.cp.async.wait.group 0
-// CHECK-NEXT: gpu.barrier
-// CHECK-NOT: gpu.barrier
-// CHECK: %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
-// CHECK: arith.select %[[ODD]], %[[Q1]], %[[Q0]] : memref<4608xbf16, #gpu.address_space<workgroup>>
-// CHECK: arith.select %[[ODD]], %[[Q0]], %[[Q1]] : memref<4608xbf16, #gpu.address_space<workgroup>>
-// CHECK: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.commit.group
-// CHECK: nvvm.mma.sync
-// CHECK: nvvm.cp.async.wait.group 0
-// CHECK-NOT: nvvm.mma.sync
-// CHECK: gpu.return
+// CHECK: gpu.barrier
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VM]]
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: math.exp2
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-LABEL: gpu.func @attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh(
+// CHECK-SAME: %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr, %[[QM:[^:]*]]: !llvm.ptr, %[[DOM:[^:]*]]: !llvm.ptr, %[[LSE:[^:]*]]: memref<1x2x128xf32>, %[[DELTA:[^:]*]]: memref<1x256xf32>,
+// CHECK-COUNT-3: nvvm.mbarrier.init
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VM]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16896_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[QM]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DOM]]
+// CHECK: builtin.unrealized_conversion_cast %[[LSE]] : memref<1x2x128xf32> to !llvm.struct<(ptr, ptr, i32, array<3 x i32>, array<3 x i32>)>
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c256_i32
+// CHECK: builtin.unrealized_conversion_cast %[[DELTA]] : memref<1x256xf32> to !llvm.struct<(ptr, ptr, i32, array<2 x i32>, array<2 x i32>)>
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c256_i32
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[QM]]
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 func.func @backward_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64xbf16>, %v: memref<1x128x1x64xbf16>, %o: memref<1x128x2x64xbf16>, %lse: memref<1x2x128xf32>, %do: memref<1x128x2x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>) {
   %dq, %dk, %dv = call @attn_bf16_grad(%q, %k, %v, %o, %lse, %do) : (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x2x64xbf16>, memref<1x2x128xf32>, memref<1x128x2x64xbf16>) -> (memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>)
   return %dq, %dk, %dv : memref<1x128x2x64xbf16>, memref<1x128x1x64xbf16>, memref<1x128x1x64xbf16>
@@ -248,30 +287,31 @@ func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256
 
 // -----
 
-// bf16 q, k, v and o (mxfp4-round-attention-io): the tiles are stored as
+// bf16 q, k, v and o (mxfp4-round-attention-io) at head dim 128, on
+// `mma.sync`: the tiles are stored as
 // loaded, and o is rounded and stored 4 values a thread (neighbouring
 // threads trade pairs), in a kernel named for its types (h: bf16, f: f32);
 // lse stays f32.
 // CHECK-LABEL: func.func @forward_bf16
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d64_hhhhf
-// CHECK-SAME: args(%{{.*}} : memref<2x256x4x64xbf16>, %{{.*}} : memref<2x256x2x64xbf16>, %{{.*}} : memref<2x256x2x64xbf16>, %{{.*}} : memref<2x256x4x64xbf16>, %{{.*}} : memref<2x4x256xf32>)
-// CHECK: gpu.func @attention_fwd_b2_s256_kv2x2_d64_hhhhf
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d128_hhhhf
+// CHECK-SAME: args(%{{.*}} : memref<2x256x4x128xbf16>, %{{.*}} : memref<2x256x2x128xbf16>, %{{.*}} : memref<2x256x2x128xbf16>, %{{.*}} : memref<2x256x4x128xbf16>, %{{.*}} : memref<2x4x256xf32>)
+// CHECK: gpu.func @attention_fwd_b2_s256_kv2x2_d128_hhhhf
 // CHECK-NOT: arith.truncf
-// CHECK: %[[TILE:.*]] = vector.load %{{.*}} : memref<2x256x4x64xbf16>, vector<8xbf16>
+// CHECK: %[[TILE:.*]] = vector.load %{{.*}} : memref<2x256x4x128xbf16>, vector<8xbf16>
 // CHECK-NOT: arith.truncf
-// CHECK: vector.store %[[TILE]], %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %[[TILE]], %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1
 // CHECK: %[[OH:.*]] = vector.bitcast %{{.*}} : vector<2xi32> to vector<4xbf16>
-// CHECK: vector.store %[[OH]], %{{.*}} {alignment = 8 : i64} : memref<2x256x4x64xbf16>, vector<4xbf16>
-func.func @forward_bf16(%q: memref<2x256x4x64xbf16>, %k: memref<2x256x2x64xbf16>, %v: memref<2x256x2x64xbf16>) -> (memref<2x256x4x64xbf16>, memref<2x4x256xf32>) {
-  %o, %lse = call @attn(%q, %k, %v) : (memref<2x256x4x64xbf16>, memref<2x256x2x64xbf16>, memref<2x256x2x64xbf16>) -> (memref<2x256x4x64xbf16>, memref<2x4x256xf32>)
-  return %o, %lse : memref<2x256x4x64xbf16>, memref<2x4x256xf32>
+// CHECK: vector.store %[[OH]], %{{.*}} {alignment = 8 : i64} : memref<2x256x4x128xbf16>, vector<4xbf16>
+func.func @forward_bf16(%q: memref<2x256x4x128xbf16>, %k: memref<2x256x2x128xbf16>, %v: memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>) {
+  %o, %lse = call @attn(%q, %k, %v) : (memref<2x256x4x128xbf16>, memref<2x256x2x128xbf16>, memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>)
+  return %o, %lse : memref<2x256x4x128xbf16>, memref<2x4x256xf32>
 }
-func.func private @attn(%q: memref<2x256x4x64xbf16>, %k: memref<2x256x2x64xbf16>, %v: memref<2x256x2x64xbf16>) -> (memref<2x256x4x64xbf16>, memref<2x4x256xf32>) attributes {mxfp4.composite = "causal_attention"} {
-  %o = memref.alloc() : memref<2x256x4x64xbf16>
+func.func private @attn(%q: memref<2x256x4x128xbf16>, %k: memref<2x256x2x128xbf16>, %v: memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %o = memref.alloc() : memref<2x256x4x128xbf16>
   %lse = memref.alloc() : memref<2x4x256xf32>
-  return %o, %lse : memref<2x256x4x64xbf16>, memref<2x4x256xf32>
+  return %o, %lse : memref<2x256x4x128xbf16>, memref<2x4x256xf32>
 }

@@ -96,6 +96,23 @@ Value issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
                                   const CoreMatrixTile &b, Value bRow,
                                   int64_t n, Value stage, Value acc);
 
+/// acc += A * B with A in registers, one k16 slice per entry of `bSlices`
+/// (B's descriptors): `a` holds the slices' A fragments, four registers
+/// each (see above); `bKMajor` gives B's layout (else N-major, read
+/// transposed). Fences, issues and commits the MMAs.
+Value issueWarpgroupMmasRegisterA(KernelBuilder &kb, ArrayRef<Value> a,
+                                  ArrayRef<Value> bSlices, int64_t n,
+                                  bool bKMajor, Value acc);
+
+/// The accumulators of an m64nN tile as `mma.sync`'s: N / 8 vector<4xf32>,
+/// one an n8 block, in the m16n8 C fragment's order (TensorCore.h). The
+/// layouts agree: warp w of the warpgroup holds rows 16w .. 16w + 15.
+SmallVector<Value> accumulatorFragments(KernelBuilder &kb, Value acc,
+                                        int64_t n);
+
+/// The inverse of accumulatorFragments.
+Value accumulatorStruct(KernelBuilder &kb, ArrayRef<Value> fragments);
+
 /// Waits until at most `pending` of this warpgroup's committed MMA groups
 /// (the latest) are still running.
 void waitWarpgroupMmas(KernelBuilder &kb, int64_t pending = 0);
@@ -125,6 +142,13 @@ void waitOnBarrier(KernelBuilder &kb, Value barriers, int64_t index,
 /// buffer `dest`, which completes them.
 void bulkCopyToShared(KernelBuilder &kb, Value barriers, int64_t index,
                       Value dest, Value element, Value source, int64_t bytes);
+
+/// The bulk copy (the async proxy) of `bytes` bytes from global pointer
+/// `source` (!llvm.ptr<1>, 16-byte aligned) to shared byte address `dest`,
+/// completing them on the mbarrier at `barrier`, whose arrival announced
+/// them.
+void copyToSharedAt(KernelBuilder &kb, Value barrier, Value dest, Value source,
+                    int64_t bytes);
 
 /// The K extent of a stage in the 128-byte swizzled layout: one 128-byte
 /// row of bf16.
