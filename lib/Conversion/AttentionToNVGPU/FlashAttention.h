@@ -6,9 +6,11 @@
 //===----------------------------------------------------------------------===//
 //
 // The launches that replace the causal_attention composites
-// (mxfp4/Dialect/MXFP4/Transforms/Composites.h) on sm_90a: FlashAttention-2
-// style kernels that never store the [rows x keys] scores. Operand layouts
-// are AttentionShape's (AttentionCommon).
+// (mxfp4/Dialect/MXFP4/Transforms/Composites.h) on sm_90a: fused kernels
+// that never store the [rows x keys] scores, on warpgroup MMAs over TMA
+// tiles for bf16 operands at head dim 64 (WarpgroupAttention.cpp),
+// FlashAttention-2 style on `mma.sync` otherwise (FlashAttention.cpp).
+// Operand layouts are AttentionShape's (AttentionCommon).
 //
 //===----------------------------------------------------------------------===//
 

@@ -287,31 +287,31 @@ func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256
 
 // -----
 
-// bf16 q, k, v and o (mxfp4-round-attention-io) at head dim 128, on
-// `mma.sync`: the tiles are stored as
-// loaded, and o is rounded and stored 4 values a thread (neighbouring
-// threads trade pairs), in a kernel named for its types (h: bf16, f: f32);
-// lse stays f32.
+// bf16 q, k, v and o (mxfp4-round-attention-io) at head dim 96, on
+// `mma.sync` (the warpgroup kernels take 64): the tiles are
+// stored as loaded, and o is rounded and stored 4 values a thread
+// (neighbouring threads trade pairs), in a kernel named for its types (h:
+// bf16, f: f32); lse stays f32.
 // CHECK-LABEL: func.func @forward_bf16
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d128_hhhhf
-// CHECK-SAME: args(%{{.*}} : memref<2x256x4x128xbf16>, %{{.*}} : memref<2x256x2x128xbf16>, %{{.*}} : memref<2x256x2x128xbf16>, %{{.*}} : memref<2x256x4x128xbf16>, %{{.*}} : memref<2x4x256xf32>)
-// CHECK: gpu.func @attention_fwd_b2_s256_kv2x2_d128_hhhhf
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d96_hhhhf
+// CHECK-SAME: args(%{{.*}} : memref<2x256x4x96xbf16>, %{{.*}} : memref<2x256x2x96xbf16>, %{{.*}} : memref<2x256x2x96xbf16>, %{{.*}} : memref<2x256x4x96xbf16>, %{{.*}} : memref<2x4x256xf32>)
+// CHECK: gpu.func @attention_fwd_b2_s256_kv2x2_d96_hhhhf
 // CHECK-NOT: arith.truncf
-// CHECK: %[[TILE:.*]] = vector.load %{{.*}} : memref<2x256x4x128xbf16>, vector<8xbf16>
+// CHECK: %[[TILE:.*]] = vector.load %{{.*}} : memref<2x256x4x96xbf16>, vector<8xbf16>
 // CHECK-NOT: arith.truncf
-// CHECK: vector.store %[[TILE]], %{{.*}} : memref<8704xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: vector.store %[[TILE]], %{{.*}} : memref<6656xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1
 // CHECK: %[[OH:.*]] = vector.bitcast %{{.*}} : vector<2xi32> to vector<4xbf16>
-// CHECK: vector.store %[[OH]], %{{.*}} {alignment = 8 : i64} : memref<2x256x4x128xbf16>, vector<4xbf16>
-func.func @forward_bf16(%q: memref<2x256x4x128xbf16>, %k: memref<2x256x2x128xbf16>, %v: memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>) {
-  %o, %lse = call @attn(%q, %k, %v) : (memref<2x256x4x128xbf16>, memref<2x256x2x128xbf16>, memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>)
-  return %o, %lse : memref<2x256x4x128xbf16>, memref<2x4x256xf32>
+// CHECK: vector.store %[[OH]], %{{.*}} {alignment = 8 : i64} : memref<2x256x4x96xbf16>, vector<4xbf16>
+func.func @forward_bf16(%q: memref<2x256x4x96xbf16>, %k: memref<2x256x2x96xbf16>, %v: memref<2x256x2x96xbf16>) -> (memref<2x256x4x96xbf16>, memref<2x4x256xf32>) {
+  %o, %lse = call @attn(%q, %k, %v) : (memref<2x256x4x96xbf16>, memref<2x256x2x96xbf16>, memref<2x256x2x96xbf16>) -> (memref<2x256x4x96xbf16>, memref<2x4x256xf32>)
+  return %o, %lse : memref<2x256x4x96xbf16>, memref<2x4x256xf32>
 }
-func.func private @attn(%q: memref<2x256x4x128xbf16>, %k: memref<2x256x2x128xbf16>, %v: memref<2x256x2x128xbf16>) -> (memref<2x256x4x128xbf16>, memref<2x4x256xf32>) attributes {mxfp4.composite = "causal_attention"} {
-  %o = memref.alloc() : memref<2x256x4x128xbf16>
+func.func private @attn(%q: memref<2x256x4x96xbf16>, %k: memref<2x256x2x96xbf16>, %v: memref<2x256x2x96xbf16>) -> (memref<2x256x4x96xbf16>, memref<2x4x256xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %o = memref.alloc() : memref<2x256x4x96xbf16>
   %lse = memref.alloc() : memref<2x4x256xf32>
-  return %o, %lse : memref<2x256x4x128xbf16>, memref<2x4x256xf32>
+  return %o, %lse : memref<2x256x4x96xbf16>, memref<2x4x256xf32>
 }
