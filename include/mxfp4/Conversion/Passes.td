@@ -441,9 +441,9 @@ def ConvertAttentionToNVGPUPass
     deterministically (no atomics). Operands are rounded to bf16 for the
     tensor cores, products accumulate in f32 and the softmax is f32: the
     numerics of PyTorch's bf16 autocast, not the f32 of the decomposition.
-    With bf16 operands at head dim 64 the kernels run on warpgroup MMAs
-    (`wgmma.mma_async`) instead, their tiles loaded by TMA (tensor maps the
-    host makes) into two stages of dynamic shared memory.
+    With bf16 operands at head dim 64 or 128 the kernels run on warpgroup
+    MMAs (`wgmma.mma_async`) instead, their tiles loaded by TMA (tensor maps
+    the host makes) into two stages of dynamic shared memory.
     Operands are token-major ([batch, seq, heads, head dim], the
     projections' rows): the kernels read and write the heads in place.
     Calls it does not cover (head dim above 128 or not a multiple of 16,

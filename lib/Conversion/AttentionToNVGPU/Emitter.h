@@ -36,8 +36,6 @@ using kernels::KernelBuilder;
 constexpr int64_t kThreads = 128; // 4 warps
 constexpr int64_t kRows = 64;     // rows a block owns, and rows a step walks
 constexpr int64_t kWarpRows = 16;
-/// Keys a step of the warpgroup forward walks.
-constexpr int64_t kForwardKeys = 128;
 
 using Fragments = SmallVector<SmallVector<Value>>;
 
@@ -55,15 +53,20 @@ public:
                              Value delta, Value dk, Value dv);
   /// The forward on warpgroup MMAs and TMA loads: see usesWarpgroupMmas.
   void forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse);
-  /// True if q, k and v are bf16 at head dim 64, which the warpgroup
+  /// True if q, k and v are bf16 at head dim 64 or 128, which the warpgroup
   /// kernels take: TMA boxes of 128 bytes of d.
   bool usesWarpgroupMmas(Value q, Value k, Value v) const {
     auto bf16 = [](Value x) {
       auto type = cast<MemRefType>(x.getType());
       return type.getElementType().isBF16() && type.getLayout().isIdentity();
     };
-    return s.headDim == 64 && bf16(q) && bf16(k) && bf16(v);
+    return (s.headDim == 64 || s.headDim == 128) && bf16(q) && bf16(k) &&
+           bf16(v);
   }
+  /// Keys a step of the warpgroup forward walks: 128 at head dim 64; at
+  /// 128, 64 keep its tiles (q and two stages of k and v) at 80 KiB, two
+  /// blocks an SM, and the scores at 32 registers beside o's 64.
+  int64_t forwardKeys() const { return s.headDim == 64 ? 128 : 64; }
   void rowDot(Value o, Value dO, Value delta);
   void backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
                        Value delta, Value dq);

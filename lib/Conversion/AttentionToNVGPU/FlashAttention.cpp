@@ -42,7 +42,7 @@
 // whose tiles cross the diagonal.
 //
 // These kernels take what the warpgroup kernels (WarpgroupAttention.cpp)
-// do not: f32 operands, and head dims other than 64.
+// do not: f32 operands, and head dims other than 64 and 128.
 //
 //===----------------------------------------------------------------------===//
 

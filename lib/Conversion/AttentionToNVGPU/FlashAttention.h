@@ -8,7 +8,7 @@
 // The launches that replace the causal_attention composites
 // (mxfp4/Dialect/MXFP4/Transforms/Composites.h) on sm_90a: fused kernels
 // that never store the [rows x keys] scores, on warpgroup MMAs over TMA
-// tiles for bf16 operands at head dim 64 (WarpgroupAttention.cpp),
+// tiles for bf16 operands at head dims 64 and 128 (WarpgroupAttention.cpp),
 // FlashAttention-2 style on `mma.sync` otherwise (FlashAttention.cpp).
 // Operand layouts are AttentionShape's (AttentionCommon).
 //

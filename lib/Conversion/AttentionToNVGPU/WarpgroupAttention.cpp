@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The attention kernels for bf16 operands at head dim 64, on
+// The attention kernels for bf16 operands at head dims 64 and 128, on
 // warpgroup MMAs (WarpgroupMma.h). A block is one warpgroup owning 64
 // rows; its tiles arrive by TMA in the 128-byte swizzled layout (boxes of
 // 128 bytes of d, the tensor maps made on the host) in dynamic shared
@@ -15,7 +15,8 @@
 // from shared memory; those that take probabilities or score gradients
 // (o, dq, dk, dv) take them from registers as A and read the walked tile
 // N-major (d its N), so nothing is transposed in memory. The forward walks
-// 128 keys a step, the backward kernels 64 keys or query rows. The wgmma accumulators are mma.sync's C fragments
+// 128 keys a step at head dim 64 and 64 at 128; the backward kernels 64
+// keys or query rows. The wgmma accumulators are mma.sync's C fragments
 // (warp w holding rows 16w .. 16w + 15), so the softmax, masks and stores
 // are the Emitter's.
 //
@@ -137,7 +138,7 @@ Value Emitter::loadShared(Value address) {
 
 void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
   OpBuilder::InsertionGuard guard(b);
-  int64_t keys = kForwardKeys;
+  int64_t keys = forwardKeys();
   int64_t qBytes = kRows * s.headDim * 2, kvBytes = keys * s.headDim * 2;
   Value qMap = tensorMap(q, kRows), kMap = tensorMap(k, keys),
         vMap = tensorMap(v, keys);
@@ -345,8 +346,13 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
   // k, v, then two stages of the walked q and dO tiles; two stages of the
   // lse and delta vectors; the mbarriers: k and v's, the stages' two.
   int64_t vectorsAt = 6 * tileBytes, barriersAt = vectorsAt + 4 * vectorBytes;
+  // At head dim 64 ptxas takes 204 registers, two blocks an SM; held to
+  // three (168, 12 bytes spilled) the backward at llama3.2-1b's shape runs
+  // 3% faster on an H100 (docs/performance.md). At 128 the tiles (96 KiB)
+  // allow two.
   gpu::LaunchOp launch =
-      open("bwd_dkdv", s.seq / kRows, 0, 0, 0, 1024 + barriersAt + 3 * 8);
+      open("bwd_dkdv", s.seq / kRows, 0, 0, s.headDim == 64 ? 3 : 0,
+           1024 + barriersAt + 3 * 8);
   Value kBase = sharedBase(), vBase = kb.add(kBase, tileBytes);
   auto qBase = [&](Value stage) {
     return kb.add(kb.add(kBase, 2 * tileBytes), kb.mul(stage, 2 * tileBytes));

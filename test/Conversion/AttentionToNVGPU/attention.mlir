@@ -113,7 +113,7 @@ func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64x
 // and walks two stages of q and dO tiles with their lse and delta vectors
 // (bulk copies of 256 bytes from the buffers' 64-bit pointers) under one
 // mbarrier a stage; dv += P^T dO and dk += dS^T q take the walked tiles
-// transposed.
+// transposed. It is held to three blocks an SM.
 // CHECK-LABEL: func.func @backward_bf16(
 // CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s128_kv1x2_d64_hhhhfhhhh
 // CHECK-COUNT-4: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c1, %c64] {{.*}}swizzle = swizzle_128b
@@ -139,6 +139,7 @@ func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64x
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-LABEL: gpu.func @attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh(
 // CHECK-SAME: %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr, %[[QM:[^:]*]]: !llvm.ptr, %[[DOM:[^:]*]]: !llvm.ptr, %[[LSE:[^:]*]]: memref<1x2x128xf32>, %[[DELTA:[^:]*]]: memref<1x256xf32>,
+// CHECK-SAME: nvvm.minctasm = 3 : i32
 // CHECK-COUNT-3: nvvm.mbarrier.init
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KM]]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VM]]
@@ -288,7 +289,7 @@ func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256
 // -----
 
 // bf16 q, k, v and o (mxfp4-round-attention-io) at head dim 96, on
-// `mma.sync` (the warpgroup kernels take 64): the tiles are
+// `mma.sync` (the warpgroup kernels take 64 and 128): the tiles are
 // stored as loaded, and o is rounded and stored 4 values a thread
 // (neighbouring threads trade pairs), in a kernel named for its types (h:
 // bf16, f: f32); lse stays f32.
@@ -314,4 +315,34 @@ func.func private @attn(%q: memref<2x256x4x96xbf16>, %k: memref<2x256x2x96xbf16>
   %o = memref.alloc() : memref<2x256x4x96xbf16>
   %lse = memref.alloc() : memref<2x4x256xf32>
   return %o, %lse : memref<2x256x4x96xbf16>, memref<2x4x256xf32>
+}
+
+// -----
+
+// bf16 at head dim 128 on warpgroup MMAs: 64 keys a forward step (its
+// tiles 1024 + 16384 + 4 * 16384 + 40 bytes), each tile two TMA boxes of
+// 64 d; the scores are m64n64 over 8 k16 slices, o m64n128. The backward's
+// key kernel accumulates dv and dk (m64n128 each) in one kernel.
+// CHECK-LABEL: func.func @wide_bf16(
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b1_s128_kv1x2_d128_hhhhf {{.*}} dynamic_shared_memory_size %c82984_i32
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv1x2_d128_hhhhfhhhh
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s128_kv1x2_d128_hhhhfhhhh
+// CHECK-LABEL: gpu.func @attention_fwd_b1_s128_kv1x2_d128_hhhhf(
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0
+// CHECK: scf.for
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-LABEL: gpu.func @attention_bwd_dkdv_b1_s128_kv1x2_d128_hhhhfhhhh(
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}} p, 1, 1, 1;
+func.func @wide_bf16(%q: memref<1x128x2x128xbf16>, %k: memref<1x128x1x128xbf16>, %v: memref<1x128x1x128xbf16>, %do: memref<1x128x2x128xbf16>) -> (memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>) {
+  %o, %lse = call @attn_wide_bf16(%q, %k, %v) : (memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>) -> (memref<1x128x2x128xbf16>, memref<1x2x128xf32>)
+  %dq, %dk, %dv = call @attn_wide_bf16_grad(%q, %k, %v, %o, %lse, %do) : (memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x2x128xbf16>, memref<1x2x128xf32>, memref<1x128x2x128xbf16>) -> (memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>)
+  return %dq, %dk, %dv : memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>
+}
+func.func private @attn_wide_bf16(%q: memref<1x128x2x128xbf16>, %k: memref<1x128x1x128xbf16>, %v: memref<1x128x1x128xbf16>) -> (memref<1x128x2x128xbf16>, memref<1x2x128xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<1x2x128xf32>
+  return %q, %lse : memref<1x128x2x128xbf16>, memref<1x2x128xf32>
+}
+func.func private @attn_wide_bf16_grad(%q: memref<1x128x2x128xbf16>, %k: memref<1x128x1x128xbf16>, %v: memref<1x128x1x128xbf16>, %o: memref<1x128x2x128xbf16>, %lse: memref<1x2x128xf32>, %do: memref<1x128x2x128xbf16>) -> (memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  return %q, %k, %v : memref<1x128x2x128xbf16>, memref<1x128x1x128xbf16>, memref<1x128x1x128xbf16>
 }
