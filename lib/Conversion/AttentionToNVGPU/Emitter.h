@@ -5,11 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What the two kinds of attention kernel share (FlashAttention.cpp on
-// `mma.sync`, WarpgroupAttention.cpp on `wgmma`): the launch and its
-// per-thread values, the operands' indexing, the online softmax on m16n8
-// accumulator fragments (a warpgroup's wgmma accumulators are the same
-// fragments, warp by warp), the masks, reductions and stores.
+// The emitter of the attention kernels. What the two kinds share is
+// defined in Emitter.cpp: the launch and its per-thread values, the
+// operands' indexing, the online softmax on m16n8 accumulator fragments (a
+// warpgroup's wgmma accumulators are the same fragments, warp by warp), the
+// masks, reductions and stores; each kind's kernels and helpers in its own
+// file (FlashAttention.cpp on `mma.sync`, WarpgroupAttention.cpp on
+// `wgmma`).
 //
 // Row r of q is query position r mod seq; a block's 64 rows lie in one
 // group since seq is a multiple of 64.
