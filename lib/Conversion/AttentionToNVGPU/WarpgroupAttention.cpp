@@ -29,7 +29,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
@@ -42,30 +41,7 @@ using namespace mlir::mxfp4::sm90;
 using namespace mlir::mxfp4::sm90::attention;
 
 Value Emitter::tensorMap(Value buffer, int64_t rows) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<int64_t> box = {1, rows, 1, 64};
-  auto descType = nvgpu::TensorMapDescriptorType::get(
-      ctx,
-      MemRefType::get(box, b.getBF16Type(), MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(
-                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(b.getBF16Type(), type.getMemorySpace()),
-      buffer);
-  SmallVector<Value> sizes;
-  for (int64_t size : box)
-    sizes.push_back(kb.idx(size));
-  Value map =
-      nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked, sizes);
-  // The kernel takes the map as the pointer the driver's copy of it has.
-  return UnrealizedConversionCastOp::create(
-             b, loc, LLVM::LLVMPointerType::get(ctx), map)
-      .getResult(0);
+  return createTensorMap(kb, buffer, {1, rows, 1, 64});
 }
 
 void Emitter::loadRows(Value map, int64_t rows, Value h, Value pos0, Value dest,

@@ -588,34 +588,12 @@ private:
 
 Value TmaGemmEmitter::createTensorMap(const ContractionOperand &l,
                                       int64_t tileRows) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<MemRefType>(l.memref.getType());
   // The box: K-major a tile's rows by one 128-byte K step; M- or N-major
   // 64 rows (128 bytes) by the K step, one box per 64 rows.
-  SmallVector<int64_t> box(type.getRank(), 1);
+  SmallVector<int64_t> box(cast<MemRefType>(l.memref.getType()).getRank(), 1);
   box[l.rowDim] = l.kInnermost() ? tileRows : 64;
   box[l.kDim] = kSwizzledStepK;
-  auto descType = nvgpu::TensorMapDescriptorType::get(
-      ctx,
-      MemRefType::get(box, b.getBF16Type(), MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(
-                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(b.getBF16Type(), type.getMemorySpace()),
-      l.memref);
-  SmallVector<Value> boxSizes;
-  for (int64_t size : box)
-    boxSizes.push_back(kb.idx(size));
-  Value map = nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked,
-                                                   boxSizes);
-  // The kernel takes the map as the pointer the driver's copy of it has.
-  return UnrealizedConversionCastOp::create(
-             b, loc, LLVM::LLVMPointerType::get(ctx), map)
-      .getResult(0);
+  return sm90::createTensorMap(kb, l.memref, box);
 }
 
 void TmaGemmEmitter::loadTile(const ContractionOperand &l, Value map,

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -279,6 +280,34 @@ static Value clusterPointer(KernelBuilder &kb, Value address) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
       arith::IndexCastOp::create(b, loc, b.getI32Type(), address).getResult());
+}
+
+Value sm90::createTensorMap(KernelBuilder &kb, Value buffer,
+                            ArrayRef<int64_t> box) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<MemRefType>(buffer.getType());
+  auto descType = nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get(box, b.getBF16Type(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(b.getBF16Type(), type.getMemorySpace()),
+      buffer);
+  SmallVector<Value> sizes;
+  for (int64_t size : box)
+    sizes.push_back(kb.idx(size));
+  Value map =
+      nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked, sizes);
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(ctx), map)
+      .getResult(0);
 }
 
 void sm90::loadTensorTile(KernelBuilder &kb, Value map,

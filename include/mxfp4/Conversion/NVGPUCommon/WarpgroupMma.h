@@ -188,6 +188,12 @@ void arriveExpectingBytesAt(KernelBuilder &kb, Value barrier, int64_t bytes);
 /// mbarrier at `barrier` has completed.
 void waitAt(KernelBuilder &kb, Value barrier, Value parity);
 
+/// A TMA tensor map of the bf16 buffer `buffer` (identity or strided
+/// layout, made on the host: the host plan records it) with box `box`
+/// (outermost first), the 128-byte swizzle, zeros out of bounds and 256-byte
+/// L2 promotion, as the pointer a kernel takes (the driver's copy of it).
+Value createTensorMap(KernelBuilder &kb, Value buffer, ArrayRef<int64_t> box);
+
 /// A TMA load (`cp.async.bulk.tensor`, tile mode) of the box at
 /// `coordinates` (index, innermost first) of the tensor map `map` (a
 /// generic pointer to it in global memory) to shared byte address `dest`,
