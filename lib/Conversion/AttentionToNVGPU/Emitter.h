@@ -94,6 +94,23 @@ private:
   /// address of the launch's dynamic shared memory, which has 1024 bytes
   /// to spare for it.
   Value sharedBase();
+  /// The walk of k and v that the forward and the query kernel share: two
+  /// stages of `keys`-row tiles of each (`tileBytes` a tile) from shared
+  /// byte address `base` + `tilesAt`, k's two then v's, under mbarriers
+  /// from `barriers` + 8, k's two then v's (the kernel's own first).
+  struct KeyStages {
+    Value kMap, vMap, base;
+    int64_t tilesAt;
+    Value barriers;
+    int64_t keys, tileBytes;
+  };
+  /// Tile `which` (0: k, 1: v) of stage `stage`, and its mbarrier.
+  Value stageTile(const KeyStages &st, int64_t which, Value stage);
+  Value stageBarrier(const KeyStages &st, int64_t which, Value stage);
+  /// In one thread: initializes the stages' mbarriers.
+  void initKeyStages(const KeyStages &st);
+  /// In one thread: the TMA loads of key block `block` into stage `stage`.
+  void loadKeyStage(const KeyStages &st, Value block, Value stage);
   /// A warpgroup kernel's query block: its first position, first stacked
   /// row and query head.
   struct QueryBlock {

@@ -63,6 +63,31 @@ Value Emitter::sharedBase() {
   return kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
 }
 
+Value Emitter::stageTile(const KeyStages &st, int64_t which, Value stage) {
+  return kb.add(kb.add(st.base, st.tilesAt + which * 2 * st.tileBytes),
+                kb.mul(stage, st.tileBytes));
+}
+
+Value Emitter::stageBarrier(const KeyStages &st, int64_t which, Value stage) {
+  return kb.add(kb.add(st.barriers, 8 + which * 16), kb.mul(stage, 8));
+}
+
+void Emitter::initKeyStages(const KeyStages &st) {
+  for (int64_t stage = 0; stage < 2; ++stage)
+    for (int64_t which = 0; which < 2; ++which)
+      initBarrierAt(kb, stageBarrier(st, which, kb.idx(stage)), 1);
+}
+
+void Emitter::loadKeyStage(const KeyStages &st, Value block, Value stage) {
+  Value key0 = kb.mul(block, st.keys);
+  for (int64_t which = 0; which < 2; ++which) {
+    Value barrier = stageBarrier(st, which, stage);
+    arriveExpectingBytesAt(kb, barrier, st.tileBytes);
+    loadRows(which ? st.vMap : st.kMap, st.keys, kvHead, key0,
+             stageTile(st, which, stage), barrier);
+  }
+}
+
 Emitter::QueryBlock Emitter::queryBlock(gpu::LaunchOp launch) {
   // Longest rows first (the diagonal's positions last in the causal
   // triangle), and a position block's groups adjacent: they read the same
@@ -124,44 +149,23 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
   gpu::LaunchOp launch =
       open("fwd", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8);
   Value qBase = sharedBase();
-  auto kBase = [&](Value stage) {
-    return kb.add(kb.add(qBase, qBytes), kb.mul(stage, kvBytes));
-  };
-  auto vBase = [&](Value stage) {
-    return kb.add(kb.add(qBase, qBytes + 2 * kvBytes), kb.mul(stage, kvBytes));
-  };
   Value qBarrier = kb.add(qBase, barriersAt);
-  auto kBarrier = [&](Value stage) {
-    return kb.add(kb.add(qBarrier, 8), kb.mul(stage, 8));
-  };
-  auto vBarrier = [&](Value stage) {
-    return kb.add(kb.add(qBarrier, 24), kb.mul(stage, 8));
-  };
+  KeyStages keyStages{kMap, vMap, qBase, qBytes, qBarrier, keys, kvBytes};
   QueryBlock queries = queryBlock(launch);
   Value pos0 = queries.pos0, row0 = queries.row0, qHead = queries.qHead;
   Value zero = kb.idx(0), one = kb.idx(1);
   Value first = kb.lt(tid, 1);
   kb.when(first, [&] {
     initBarrierAt(kb, qBarrier, 1);
-    for (Value stage : {zero, one}) {
-      initBarrierAt(kb, kBarrier(stage), 1);
-      initBarrierAt(kb, vBarrier(stage), 1);
-    }
+    initKeyStages(keyStages);
   });
   gpu::BarrierOp::create(b, loc);
   // Keys 0 .. pos0 + 63 in blocks of `keys`: the last crosses the diagonal.
   Value lastBlock = kb.div(pos0, keys);
-  auto loadKeys = [&](Value block, Value stage) {
-    Value key0 = kb.mul(block, keys);
-    arriveExpectingBytesAt(kb, kBarrier(stage), kvBytes);
-    loadRows(kMap, keys, kvHead, key0, kBase(stage), kBarrier(stage));
-    arriveExpectingBytesAt(kb, vBarrier(stage), kvBytes);
-    loadRows(vMap, keys, kvHead, key0, vBase(stage), vBarrier(stage));
-  };
   kb.when(first, [&] {
     arriveExpectingBytesAt(kb, qBarrier, qBytes);
     loadRows(qMap, kRows, qHead, pos0, qBase, qBarrier);
-    loadKeys(zero, zero);
+    loadKeyStage(keyStages, zero, zero);
   });
   Value warpPos = kb.add(pos0, kb.mul(warp, kWarpRows));
   std::array<Value, 2> pos = {kb.add(warpPos, g),
@@ -181,10 +185,11 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
     // completed): the next block's loads may overwrite it.
     gpu::BarrierOp::create(b, loc);
     kb.when(kb.andI(first, kb.lt(block, lastBlock)), [&] {
-      loadKeys(kb.add(block, 1), arith::SubIOp::create(b, loc, one, stage));
+      loadKeyStage(keyStages, kb.add(block, 1),
+                   arith::SubIOp::create(b, loc, one, stage));
     });
-    waitAt(kb, kBarrier(stage), parity);
-    Value acc = productFromShared(qBase, kBase(stage), keys);
+    waitAt(kb, stageBarrier(keyStages, 0, stage), parity);
+    Value acc = productFromShared(qBase, stageTile(keyStages, 0, stage), keys);
     waitWarpgroupMmas(kb, 0);
     SmallVector<Value> scores =
         maskWhere(eq(block, lastBlock), accumulatorFragments(kb, acc, keys),
@@ -194,9 +199,9 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
                         .getResult();
                   });
     SmallVector<Value> yielded = onlineSoftmax(carried, scores);
-    waitAt(kb, vBarrier(stage), parity);
+    waitAt(kb, stageBarrier(keyStages, 1, stage), parity);
     Value out = accumulateFromRegisters(
-        scores, vBase(stage), keys,
+        scores, stageTile(keyStages, 1, stage), keys,
         accumulatorStruct(kb, ArrayRef<Value>(yielded).drop_front(4)));
     waitWarpgroupMmas(kb, 0);
     yielded.resize(4);
@@ -218,43 +223,23 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
   gpu::LaunchOp launch =
       open("bwd_dq", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8);
   Value qBase = sharedBase(), dOBase = kb.add(qBase, tileBytes);
-  auto kBase = [&](Value stage) {
-    return kb.add(kb.add(qBase, 2 * tileBytes), kb.mul(stage, tileBytes));
-  };
-  auto vBase = [&](Value stage) {
-    return kb.add(kb.add(qBase, 4 * tileBytes), kb.mul(stage, tileBytes));
-  };
   Value qBarrier = kb.add(qBase, barriersAt);
-  auto kBarrier = [&](Value stage) {
-    return kb.add(kb.add(qBarrier, 8), kb.mul(stage, 8));
-  };
-  auto vBarrier = [&](Value stage) {
-    return kb.add(kb.add(qBarrier, 24), kb.mul(stage, 8));
-  };
+  KeyStages keyStages{kMap,     vMap, qBase,    2 * tileBytes,
+                      qBarrier, keys, tileBytes};
   QueryBlock queries = queryBlock(launch);
   Value pos0 = queries.pos0, row0 = queries.row0, qHead = queries.qHead;
   Value zero = kb.idx(0), one = kb.idx(1);
   Value first = kb.lt(tid, 1);
   kb.when(first, [&] {
     initBarrierAt(kb, qBarrier, 1);
-    for (Value stage : {zero, one}) {
-      initBarrierAt(kb, kBarrier(stage), 1);
-      initBarrierAt(kb, vBarrier(stage), 1);
-    }
+    initKeyStages(keyStages);
   });
   gpu::BarrierOp::create(b, loc);
-  auto loadKeys = [&](Value block, Value stage) {
-    Value key0 = kb.mul(block, keys);
-    arriveExpectingBytesAt(kb, kBarrier(stage), tileBytes);
-    loadRows(kMap, keys, kvHead, key0, kBase(stage), kBarrier(stage));
-    arriveExpectingBytesAt(kb, vBarrier(stage), tileBytes);
-    loadRows(vMap, keys, kvHead, key0, vBase(stage), vBarrier(stage));
-  };
   kb.when(first, [&] {
     arriveExpectingBytesAt(kb, qBarrier, 2 * tileBytes);
     loadRows(qMap, kRows, qHead, pos0, qBase, qBarrier);
     loadRows(dOMap, kRows, qHead, pos0, dOBase, qBarrier);
-    loadKeys(zero, zero);
+    loadKeyStage(keyStages, zero, zero);
   });
   Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
   Value warpPos = kb.add(pos0, warpRow);
@@ -279,12 +264,14 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
     // Every warp is done with the previous step's stage.
     gpu::BarrierOp::create(b, loc);
     kb.when(kb.andI(first, kb.lt(block, lastBlock)), [&] {
-      loadKeys(kb.add(block, 1), arith::SubIOp::create(b, loc, one, stage));
+      loadKeyStage(keyStages, kb.add(block, 1),
+                   arith::SubIOp::create(b, loc, one, stage));
     });
-    waitAt(kb, kBarrier(stage), parity);
-    Value scores = productFromShared(qBase, kBase(stage), keys);
-    waitAt(kb, vBarrier(stage), parity);
-    Value dP = productFromShared(dOBase, vBase(stage), keys);
+    waitAt(kb, stageBarrier(keyStages, 0, stage), parity);
+    Value scores =
+        productFromShared(qBase, stageTile(keyStages, 0, stage), keys);
+    waitAt(kb, stageBarrier(keyStages, 1, stage), parity);
+    Value dP = productFromShared(dOBase, stageTile(keyStages, 1, stage), keys);
     waitWarpgroupMmas(kb, 0);
     SmallVector<Value> probs = accumulatorFragments(kb, scores, keys);
     mapElements(probs, [&](Value x, Value, Value, int64_t half) {
@@ -304,7 +291,7 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
     scoreGradients(dS, probs);
     // dq += dS k, k's rows the product's K.
     Value acc = accumulateFromRegisters(
-        dS, kBase(stage), keys,
+        dS, stageTile(keyStages, 0, stage), keys,
         accumulatorStruct(kb, SmallVector<Value>(loop.getRegionIterArgs())));
     waitWarpgroupMmas(kb, 0);
     scf::YieldOp::create(b, loc, accumulatorFragments(kb, acc, s.headDim));
