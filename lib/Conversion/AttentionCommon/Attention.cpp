@@ -31,6 +31,26 @@ using namespace mlir::mxfp4;
 
 AttentionEmitter::~AttentionEmitter() = default;
 
+int64_t mlir::mxfp4::sectionHeads(const AttentionShape &shape, bool keyBlocks,
+                                  int64_t rows, int64_t stepRows,
+                                  int64_t slots) {
+  int64_t headSteps = 0, longest = 0;
+  for (int64_t block = 0; block < shape.seq / rows; ++block) {
+    int64_t steps =
+        keyBlocks ? shape.groups *
+                        llvm::divideCeil(shape.seq - block * rows, stepRows)
+                  : llvm::divideCeil((block + 1) * rows, stepRows);
+    longest = std::max(longest, steps);
+    headSteps += keyBlocks ? steps : shape.groups * steps;
+  }
+  int64_t need =
+      llvm::divideCeil(longest * slots, std::max<int64_t>(headSteps, 1));
+  for (int64_t section = 1; section < shape.heads(); ++section)
+    if (shape.heads() % section == 0 && section >= need)
+      return section;
+  return shape.heads();
+}
+
 /// The static shape of `t` if it is an f32 (or, where `bf16` allows, a
 /// bf16) buffer with the identity layout.
 static std::optional<ArrayRef<int64_t>> plainShape(Type t, bool bf16) {

@@ -20,7 +20,14 @@
 
 namespace mlir::mxfp4::gfx950 {
 
-/// True if the kernels cover `shape`: seq a multiple of 64, head dim 64 or
+/// Attention blocks resident on an MI355X, for ordering them
+/// (mxfp4::sectionHeads): 256 CUs, two blocks a CU (the kernels' 256-375
+/// VGPRs allow a wave or two a SIMD; the ISA report's figures at head dim
+/// 128). An estimate: the order is not measured on an MI355X.
+constexpr int64_t kResidentBlocks = 2 * 256;
+
+/// True if the kernels cover `shape`: seq a multiple of 64, groups * seq at
+/// most 16 x 65535 (a head's blocks run along the grid's y), head dim 64 or
 /// 128.
 bool isSupported(const AttentionShape &shape);
 

@@ -89,12 +89,14 @@ public:
 
 private:
   int64_t queryRows() const { return s.groups * s.seq; }
-  /// Opens a launch of (blocksX, heads) blocks of 256 threads with the
-  /// bf16 workgroup buffers of `tiles` (rows x cols each) and `vectors`
+  /// Opens a launch of blocksX blocks of 256 threads for each head, with
+  /// the bf16 workgroup buffers of `tiles` (rows x cols each) and `vectors`
   /// f32 [64], records it as `role` and sets the per-thread values below.
+  /// The grid is (section, blocksX, heads / section)
+  /// (mxfp4::sectionHeads).
   gpu::LaunchOp open(StringRef role, int64_t blocksX,
                      ArrayRef<std::pair<int64_t, int64_t>> tiles,
-                     int64_t vectors);
+                     int64_t vectors, int64_t section = 1);
   /// The indices of column `col` of row `row0 + r` in `buffer`, token-major
   /// [batch, seq, n, d]: n = heads (q, o, dO, dq) or n = kvHeads (k, v, dk,
   /// dv, whose rows are < seq). `row0` and `row0 + r` lie in one group (a
@@ -182,16 +184,16 @@ private:
   // Set by open(): `head` is the block's stacked head, batch * kvHeads of
   // them, `batchIndex` and `kvHead` its parts; `lane` the thread's place in
   // its wave's MFMAs.
-  Value tid, head, batchIndex, kvHead, wave;
+  // `blockIndex` is the block's index along its head (see open).
+  Value tid, head, blockIndex, batchIndex, kvHead, wave;
   MfmaLane lane;
 };
 
 } // namespace
 
-gpu::LaunchOp
-BackwardEmitter::open(StringRef role, int64_t blocksX,
-                      ArrayRef<std::pair<int64_t, int64_t>> tiles,
-                      int64_t vectors) {
+gpu::LaunchOp BackwardEmitter::open(StringRef role, int64_t blocksX,
+                                    ArrayRef<std::pair<int64_t, int64_t>> tiles,
+                                    int64_t vectors, int64_t section) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> shared;
   for (auto [rows, cols] : tiles)
@@ -200,8 +202,8 @@ BackwardEmitter::open(StringRef role, int64_t blocksX,
   shared.append(vectors, workgroupBuffer(ctx, kRows, b.getF32Type()));
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(blocksX), kb.idx(s.heads()), one, kb.idx(kThreads), one,
-      one,
+      b, loc, kb.idx(section), kb.idx(blocksX), kb.idx(s.heads() / section),
+      kb.idx(kThreads), one, one,
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
   launches.push_back({launch, role.str(), {}});
@@ -210,7 +212,9 @@ BackwardEmitter::open(StringRef role, int64_t blocksX,
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
   tid = launch.getThreadIds().x;
-  head = launch.getBlockIds().y;
+  head =
+      kb.add(kb.mul(launch.getBlockIds().z, section), launch.getBlockIds().x);
+  blockIndex = launch.getBlockIds().y;
   batchIndex = kb.div(head, s.kvHeads);
   kvHead = kb.rem(head, s.kvHeads);
   wave = kb.div(tid, kWaveLanes);
@@ -324,9 +328,8 @@ void BackwardEmitter::delta(Value o, Value dO, Value delta) {
   // coalesced; the lanes add up with shuffles.
   int64_t lanes = s.headDim / kOperandElements;
   int64_t rowsPerBlock = kThreads / lanes;
-  gpu::LaunchOp launch = open("bwd_delta", queryRows() / rowsPerBlock, {}, 0);
-  Value row = kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock),
-                     kb.div(tid, lanes));
+  open("bwd_delta", queryRows() / rowsPerBlock, {}, 0);
+  Value row = kb.add(kb.mul(blockIndex, rowsPerBlock), kb.div(tid, lanes));
   Value laneInRow = kb.rem(tid, lanes);
   Value tile0 = kb.mul(kb.div(row, kRows), kRows);
   SmallVector<Value> at = rowAt(o, tile0, kb.rem(row, kRows),
@@ -359,15 +362,19 @@ void BackwardEmitter::queries(Value q, Value k, Value v, Value lse, Value dO,
                               Value delta, Value dq) {
   OpBuilder::InsertionGuard guard(b);
   int64_t d = s.headDim, accs = d / kMfmaTile;
-  gpu::LaunchOp launch = open("bwd_dq", queryRows() / kRows,
-                              {{kRows, d}, {d, kRows}, {kRows, d}}, 0);
+  gpu::LaunchOp launch = open(
+      "bwd_dq", queryRows() / kRows, {{kRows, d}, {d, kRows}, {kRows, d}}, 0,
+      sectionHeads(s, /*keyBlocks=*/false, kRows, kRows, kResidentBlocks));
   auto shared = launch.getWorkgroupAttributions();
   Value zero = kb.idx(0);
   Staged kTile{LdsTile{shared[0], zero, kRows, d},
                LdsTile{shared[1], zero, d, kRows}};
   Staged vTile{LdsTile{shared[2], zero, kRows, d}, std::nullopt};
 
-  Value row0 = kb.mul(launch.getBlockIds().x, kRows);
+  // The longest rows (last positions) first.
+  Value row0 = kb.mul(arith::SubIOp::create(
+                          b, loc, kb.idx(queryRows() / kRows - 1), blockIndex),
+                      kRows);
   Value pos0 = kb.rem(row0, s.seq);
   auto qOperands = waveOperands(q, row0);
   auto dOOperands = waveOperands(dO, row0);
@@ -432,7 +439,8 @@ void BackwardEmitter::keys(Value q, Value k, Value v, Value lse, Value dO,
   int64_t d = s.headDim, accs = d / kMfmaTile;
   gpu::LaunchOp launch =
       open("bwd_dkdv", s.seq / kRows,
-           {{kRows, d}, {d, kRows}, {kRows, d}, {d, kRows}}, 2);
+           {{kRows, d}, {d, kRows}, {kRows, d}, {d, kRows}}, 2,
+           sectionHeads(s, /*keyBlocks=*/true, kRows, kRows, kResidentBlocks));
   auto shared = launch.getWorkgroupAttributions();
   Value zero = kb.idx(0);
   Staged qTile{LdsTile{shared[0], zero, kRows, d},
@@ -441,7 +449,7 @@ void BackwardEmitter::keys(Value q, Value k, Value v, Value lse, Value dO,
                 LdsTile{shared[3], zero, d, kRows}};
   Value lseShared = shared[4], deltaShared = shared[5];
 
-  Value block = launch.getBlockIds().x;
+  Value block = blockIndex;
   Value key0 = kb.mul(block, kRows);
   auto kOperands = waveOperands(k, key0);
   auto vOperands = waveOperands(v, key0);

@@ -250,14 +250,17 @@ AttentionLaunch ForwardEmitter::emit(Value q, Value k, Value v, Value o,
   MLIRContext *ctx = b.getContext();
   int64_t d = s.headDim;
   int64_t blocks = s.groups * s.seq / blockRows;
+  int64_t section =
+      sectionHeads(s, /*keyBlocks=*/false, blockRows, kKeys, kResidentBlocks);
   Type bf16 = b.getBF16Type();
   SmallVector<Type> shared = {
       workgroupBuffer(ctx, LdsTile::elements(kKeys, d), bf16),
       workgroupBuffer(ctx, LdsTile::elements(d, kKeys), bf16)};
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(blocks), kb.idx(s.heads()), one, kb.idx(kThreads), one,
-      one, /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+      b, loc, kb.idx(section), kb.idx(blocks), kb.idx(s.heads() / section),
+      kb.idx(kThreads), one, one, /*dynamicSharedMemorySize=*/Value(),
+      /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -265,7 +268,8 @@ AttentionLaunch ForwardEmitter::emit(Value q, Value k, Value v, Value o,
   b.setInsertionPointToStart(&body);
 
   tid = launch.getThreadIds().x;
-  Value head = launch.getBlockIds().y;
+  Value head =
+      kb.add(kb.mul(launch.getBlockIds().z, section), launch.getBlockIds().x);
   batchIndex = kb.div(head, s.kvHeads);
   kvHead = kb.rem(head, s.kvHeads);
   wave = kb.div(tid, kWaveLanes);
@@ -275,9 +279,9 @@ AttentionLaunch ForwardEmitter::emit(Value q, Value k, Value v, Value o,
   kTile = LdsTile{workgroup[0], zero, kKeys, d};
   vTile = LdsTile{workgroup[1], zero, d, kKeys};
 
-  // The longest blocks (last positions) first.
+  // The longest blocks (last positions) first (see sectionHeads).
   Value blockIndex =
-      arith::SubIOp::create(b, loc, kb.idx(blocks - 1), launch.getBlockIds().x);
+      arith::SubIOp::create(b, loc, kb.idx(blocks - 1), launch.getBlockIds().y);
   Value row0 = kb.mul(blockIndex, blockRows);
   Value group = kb.div(row0, s.seq);
   Value pos0 = kb.rem(row0, s.seq);
@@ -344,7 +348,12 @@ AttentionLaunch ForwardEmitter::emit(Value q, Value k, Value v, Value o,
 }
 
 bool gfx950::isSupported(const AttentionShape &shape) {
-  return shape.seq % kKeys == 0 &&
+  // A head's blocks run along the grid's y and sections of heads along z,
+  // at most 65535 of each; the delta kernel has the most blocks, 16 query
+  // rows or more a block.
+  constexpr int64_t kMaxGridY = 65535;
+  return shape.seq % kKeys == 0 && shape.groups * shape.seq / 16 <= kMaxGridY &&
+         shape.heads() <= kMaxGridY &&
          (shape.headDim == 64 || shape.headDim == 128) && shape.groups >= 1 &&
          shape.batch >= 1 && shape.kvHeads >= 1;
 }

@@ -30,7 +30,7 @@ using namespace mlir::mxfp4::sm90::attention;
 
 gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
                             int64_t vectors, int64_t minBlocksPerSM,
-                            int64_t dynamicBytes) {
+                            int64_t dynamicBytes, int64_t section) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> shared(
       tiles, workgroupBuffer(ctx, SharedTile::elements(true, kRows, s.headDim),
@@ -42,8 +42,8 @@ gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
     dynamic =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), dynamicBytes);
   auto launch = gpu::LaunchOp::create(
-      b, loc, kb.idx(blocksX), kb.idx(s.heads()), one, kb.idx(kThreads), one,
-      one, dynamic, /*asyncTokenType=*/Type(),
+      b, loc, kb.idx(section), kb.idx(blocksX), kb.idx(s.heads() / section),
+      kb.idx(kThreads), one, one, dynamic, /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), shared);
   AttentionLaunch &opened = launches.emplace_back();
   opened.launch = launch;
@@ -57,7 +57,9 @@ gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
   tid = launch.getThreadIds().x;
-  head = launch.getBlockIds().y;
+  head =
+      kb.add(kb.mul(launch.getBlockIds().z, section), launch.getBlockIds().x);
+  blockIndex = launch.getBlockIds().y;
   batchIndex = kb.div(head, s.kvHeads);
   kvHead = kb.rem(head, s.kvHeads);
   warp = kb.div(tid, 32);
@@ -68,6 +70,18 @@ gpu::LaunchOp Emitter::open(StringRef role, int64_t blocksX, int64_t tiles,
   inverseSqrtD = f32(inverse);
   log2Scale = f32(inverse * M_LOG2E);
   return launch;
+}
+
+Emitter::QueryBlock Emitter::queryBlock() {
+  // Longest rows first (the diagonal's positions last in the causal
+  // triangle), and a position block's groups adjacent: they read the same
+  // keys.
+  Value group = kb.rem(blockIndex, s.groups);
+  Value posBlock = arith::SubIOp::create(b, loc, kb.idx(s.seq / kRows - 1),
+                                         kb.div(blockIndex, s.groups));
+  Value pos0 = kb.mul(posBlock, kRows);
+  return {pos0, kb.add(kb.mul(group, s.seq), pos0),
+          kb.add(kb.mul(kvHead, s.groups), group)};
 }
 
 SmallVector<Value> Emitter::rowAt(Value buffer, Value row0, Value r,
@@ -315,9 +329,8 @@ void Emitter::rowDot(Value o, Value dO, Value delta) {
   while (lanes < 8 && chunks % (2 * lanes) == 0)
     lanes *= 2;
   int64_t rowsPerBlock = kThreads / lanes;
-  gpu::LaunchOp launch = open("bwd_delta", queryRows() / rowsPerBlock, 0, 0);
-  Value row =
-      kb.add(kb.mul(launch.getBlockIds().x, rowsPerBlock), kb.div(tid, lanes));
+  open("bwd_delta", queryRows() / rowsPerBlock, 0, 0);
+  Value row = kb.add(kb.mul(blockIndex, rowsPerBlock), kb.div(tid, lanes));
   Value lane = kb.rem(tid, lanes);
   auto type = VectorType::get({8}, b.getF32Type());
   // o and dO as f32, widened where they are bf16.

@@ -81,15 +81,25 @@ public:
 
 private:
   int64_t queryRows() const { return s.groups * s.seq; }
-  /// Opens a launch of (blocksX, heads) blocks of 128 threads with `tiles`
-  /// bf16 tiles of 64 rows and `vectors` f32 [64] in shared memory, and
-  /// sets the per-thread values below.
-  /// Records it in `launches` as `role`.
-  /// With `dynamicBytes`, the launch has that much dynamic shared memory
-  /// instead.
+  /// Opens a launch of blocksX blocks of 128 threads for each of the
+  /// heads, with `tiles` bf16 tiles of 64 rows and `vectors` f32 [64] in
+  /// shared memory, and sets the per-thread values below. Records it in
+  /// `launches` as `role`. With `dynamicBytes`, the launch has that much
+  /// dynamic shared memory instead. The grid is (section, blocksX, heads /
+  /// section) (mxfp4::sectionHeads).
   gpu::LaunchOp open(StringRef role, int64_t blocksX, int64_t tiles,
                      int64_t vectors, int64_t minBlocksPerSM = 0,
-                     int64_t dynamicBytes = 0);
+                     int64_t dynamicBytes = 0, int64_t section = 1);
+  /// mxfp4::sectionHeads for a kernel of 64-row blocks, `blocksPerSM` of
+  /// them resident on each of 132 SMs (an H100's and an H200's). Head by
+  /// head, llama3.2-1b's key kernel ran 13% slower (one block walks 512
+  /// steps, a block slot's share is 667); all heads at once, the pilot's
+  /// forward ran 12% slower.
+  int64_t sectionHeads(bool keyBlocks, int64_t stepRows,
+                       int64_t blocksPerSM) const {
+    return mxfp4::sectionHeads(s, keyBlocks, kRows, stepRows,
+                               132 * blocksPerSM);
+  }
   /// The 1024-byte aligned (the 128-byte swizzle's period) shared byte
   /// address of the launch's dynamic shared memory, which has 1024 bytes
   /// to spare for it.
@@ -111,12 +121,12 @@ private:
   void initKeyStages(const KeyStages &st);
   /// In one thread: the TMA loads of key block `block` into stage `stage`.
   void loadKeyStage(const KeyStages &st, Value block, Value stage);
-  /// A warpgroup kernel's query block: its first position, first stacked
-  /// row and query head.
+  /// A query kernel's (forward or dq) block: its first position, first
+  /// stacked row and query head; blocks numbered longest walk first.
   struct QueryBlock {
     Value pos0, row0, qHead;
   };
-  QueryBlock queryBlock(gpu::LaunchOp launch);
+  QueryBlock queryBlock();
   /// The wgmma descriptor of k16 slice `kk` of d, K-major, of the tile of
   /// `rows` rows at shared byte address `base` (a TMA load's layout: boxes
   /// of 64 d, rows * 128 bytes apart).
@@ -283,6 +293,8 @@ private:
   // Set by open(): `head` is the block's stacked head, batch * kvHeads of
   // them, `batchIndex` and `kvHead` its parts.
   Value tid, head, batchIndex, kvHead, warp, g, t, inverseSqrtD, log2Scale;
+  // The block's index along its head (block id y; see open).
+  Value blockIndex;
 };
 
 

@@ -197,13 +197,15 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
   // told so, ptxas gave the head-dim-128 forward 254 registers rather than
   // 182 when it masked every step (0.186 against 0.241 ms on an H200,
   // docs/sm90a.md); it takes 208 now.
+  // The sections assume two blocks an SM (at least that many fit).
   gpu::LaunchOp launch =
-      open("fwd", queryRows() / kRows, 2, 0, s.headDim > 64 ? 2 : 0);
+      open("fwd", queryRows() / kRows, 2, 0, s.headDim > 64 ? 2 : 0, 0,
+           sectionHeads(/*keyBlocks=*/false, kRows, 2));
   auto shared = launch.getWorkgroupAttributions();
   // q is staged in k's buffer: the loop's first barrier follows its reads.
   Value qTile = shared[0], kTile = shared[0], vTile = shared[1];
-  Value row0 = kb.mul(launch.getBlockIds().x, kRows);
-  Value pos0 = kb.rem(row0, s.seq);
+  QueryBlock queries = queryBlock();
+  Value row0 = queries.row0, pos0 = queries.pos0;
   loadTile(q, row0, qTile);
   gpu::BarrierOp::create(b, loc);
   Fragments qFrags = aFragments(qTile);
@@ -261,13 +263,14 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
   // llama3.2-1b's shape runs 3% faster on an H100 (docs/performance.md).
   bool prefetch = prefetches(k) && prefetches(v);
   gpu::LaunchOp launch =
-      open("bwd_dq", queryRows() / kRows, 2, 0, prefetch ? 3 : 0);
+      open("bwd_dq", queryRows() / kRows, 2, 0, prefetch ? 3 : 0, 0,
+           sectionHeads(/*keyBlocks=*/false, kRows, prefetch ? 3 : 2));
   auto shared = launch.getWorkgroupAttributions();
   // q and dO are staged in k's and v's buffers (see forward).
   Value qTile = shared[0], dOTile = shared[1], kTile = shared[0],
         vTile = shared[1];
-  Value row0 = kb.mul(launch.getBlockIds().x, kRows);
-  Value pos0 = kb.rem(row0, s.seq);
+  QueryBlock queries = queryBlock();
+  Value row0 = queries.row0, pos0 = queries.pos0;
   loadTile(q, row0, qTile);
   loadTile(dO, row0, dOTile);
   gpu::BarrierOp::create(b, loc);
@@ -333,7 +336,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
   int64_t pairs = async ? 2 : 1, vectors = wantDk ? 2 : 1;
   gpu::LaunchOp launch =
       open(wantDk ? (wantDv ? "bwd_dkdv" : "bwd_dk") : "bwd_dv", s.seq / kRows,
-           2 * pairs, vectors * pairs);
+           2 * pairs, vectors * pairs, 0, 0,
+           sectionHeads(/*keyBlocks=*/true, kRows, 2));
   auto shared = launch.getWorkgroupAttributions();
   // Tiles q0, dO0 (, q1, dO1), then vectors lse0 (, delta0) (, lse1,
   // delta1).
@@ -346,7 +350,7 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
   // k and v are staged in the last pair's q and dO buffers (see forward):
   // the first step's copies into the first pair start before them.
   Value kTile = tileOf(pairs - 1, 0), vTile = tileOf(pairs - 1, 1);
-  Value block = launch.getBlockIds().x;
+  Value block = blockIndex;
   Value key0 = kb.mul(block, kRows);
   // The query blocks that see these keys: in each group, positions from
   // key0 to seq - 1.
@@ -485,9 +489,15 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
 }
 
 bool sm90::isSupported(const AttentionShape &shape) {
+  // A head's blocks run along the grid's y and sections of heads along z,
+  // at most 65535 of each; the delta kernel has the most blocks, 16 query
+  // rows or more a block.
+  constexpr int64_t kMaxGridY = 65535;
   return shape.seq % kRows == 0 && shape.groups * shape.seq % kThreads == 0 &&
-         shape.headDim % 16 == 0 && shape.headDim <= 128 && shape.groups >= 1 &&
-         shape.batch >= 1 && shape.kvHeads >= 1;
+         shape.groups * shape.seq / 16 <= kMaxGridY &&
+         shape.heads() <= kMaxGridY && shape.headDim % 16 == 0 &&
+         shape.headDim <= 128 && shape.groups >= 1 && shape.batch >= 1 &&
+         shape.kvHeads >= 1;
 }
 
 SmallVector<AttentionLaunch>

@@ -22,8 +22,10 @@
 namespace mlir::mxfp4::sm90 {
 
 /// True if the kernels cover `shape`: seq a multiple of 64, groups * seq
-/// of 128, headDim a multiple of 16 up to 128 (larger heads would need
-/// fewer rows a warp to keep the accumulators in registers).
+/// of 128 and at most 16 x 65535 (a head's blocks run along the grid's y),
+/// at most 65535 (batch, KV head) pairs,
+/// headDim a multiple of 16 up to 128 (larger heads would need fewer rows a
+/// warp to keep the accumulators in registers).
 bool isSupported(const AttentionShape &shape);
 
 /// Launches computing o and lse from q, k, v (buffers allocated by the

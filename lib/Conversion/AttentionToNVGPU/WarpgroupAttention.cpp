@@ -88,19 +88,6 @@ void Emitter::loadKeyStage(const KeyStages &st, Value block, Value stage) {
   }
 }
 
-Emitter::QueryBlock Emitter::queryBlock(gpu::LaunchOp launch) {
-  // Longest rows first (the diagonal's positions last in the causal
-  // triangle), and a position block's groups adjacent: they read the same
-  // keys.
-  Value x = launch.getBlockIds().x;
-  Value group = kb.rem(x, s.groups);
-  Value posBlock = arith::SubIOp::create(b, loc, kb.idx(s.seq / kRows - 1),
-                                         kb.div(x, s.groups));
-  Value pos0 = kb.mul(posBlock, kRows);
-  return {pos0, kb.add(kb.mul(group, s.seq), pos0),
-          kb.add(kb.mul(kvHead, s.groups), group)};
-}
-
 Value Emitter::kMajorSlice(Value base, int64_t rows, int64_t kk) {
   return swizzledDescriptor(kb,
                             kb.add(base, (kk / 4) * rows * 128 + (kk % 4) * 32),
@@ -146,12 +133,13 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
   // q, k's two stages, v's two, from a 1024-byte boundary (the swizzle's
   // period); then the mbarriers: q's, k's two, v's two.
   int64_t barriersAt = qBytes + 4 * kvBytes;
-  gpu::LaunchOp launch =
-      open("fwd", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8);
+  // Three blocks an SM at head dim 64, two at 128 (shared memory).
+  open("fwd", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8,
+       sectionHeads(/*keyBlocks=*/false, keys, s.headDim == 64 ? 3 : 2));
   Value qBase = sharedBase();
   Value qBarrier = kb.add(qBase, barriersAt);
   KeyStages keyStages{kMap, vMap, qBase, qBytes, qBarrier, keys, kvBytes};
-  QueryBlock queries = queryBlock(launch);
+  QueryBlock queries = queryBlock();
   Value pos0 = queries.pos0, row0 = queries.row0, qHead = queries.qHead;
   Value zero = kb.idx(0), one = kb.idx(1);
   Value first = kb.lt(tid, 1);
@@ -220,13 +208,14 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
   // q, dO, k's two stages, v's two; then the mbarriers: q and dO's, k's
   // two, v's two.
   int64_t barriersAt = 6 * tileBytes;
-  gpu::LaunchOp launch =
-      open("bwd_dq", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8);
+  // Four blocks an SM at head dim 64, two at 128 (shared memory).
+  open("bwd_dq", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8,
+       sectionHeads(/*keyBlocks=*/false, keys, s.headDim == 64 ? 4 : 2));
   Value qBase = sharedBase(), dOBase = kb.add(qBase, tileBytes);
   Value qBarrier = kb.add(qBase, barriersAt);
   KeyStages keyStages{kMap,     vMap, qBase,    2 * tileBytes,
                       qBarrier, keys, tileBytes};
-  QueryBlock queries = queryBlock(launch);
+  QueryBlock queries = queryBlock();
   Value pos0 = queries.pos0, row0 = queries.row0, qHead = queries.qHead;
   Value zero = kb.idx(0), one = kb.idx(1);
   Value first = kb.lt(tid, 1);
@@ -313,9 +302,10 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
   // three (168, 12 bytes spilled) the backward at llama3.2-1b's shape runs
   // 3% faster on an H100 (docs/performance.md). At 128 the tiles (96 KiB)
   // allow two.
-  gpu::LaunchOp launch =
-      open("bwd_dkdv", s.seq / kRows, 0, 0, s.headDim == 64 ? 3 : 0,
-           1024 + barriersAt + 3 * 8);
+  int64_t blocksPerSM = s.headDim == 64 ? 3 : 2;
+  open("bwd_dkdv", s.seq / kRows, 0, 0, s.headDim == 64 ? blocksPerSM : 0,
+       1024 + barriersAt + 3 * 8,
+       sectionHeads(/*keyBlocks=*/true, rows, blocksPerSM));
   Value kBase = sharedBase(), vBase = kb.add(kBase, tileBytes);
   auto qBase = [&](Value stage) {
     return kb.add(kb.add(kBase, 2 * tileBytes), kb.mul(stage, 2 * tileBytes));
@@ -331,7 +321,7 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
   auto stageBarrier = [&](Value stage) {
     return kb.add(kb.add(kvBarrier, 8), kb.mul(stage, 8));
   };
-  Value block = launch.getBlockIds().x;
+  Value block = blockIndex;
   Value key0 = kb.mul(block, kRows);
   // The query blocks that see these keys: in each group, positions from
   // key0 to seq - 1.

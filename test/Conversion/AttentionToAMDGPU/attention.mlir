@@ -73,9 +73,9 @@ func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256
 // CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<1x128x2x64xf32>
 // CHECK-DAG: %[[DV:.*]] = memref.alloc() : memref<1x128x2x64xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<2x256xf32>
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s128_kv2x2_d64_hhhhfffff blocks in (%c16, %c2, %c1) threads in (%c128, %c1, %c1)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s128_kv2x2_d64_hhhhfffff blocks in (%c1, %c16, %c2) threads in (%c128, %c1, %c1)
 // CHECK-SAME: args(%[[O]] : memref<1x128x4x64xbf16>, %[[DO]] : memref<1x128x4x64xf32>, %[[DELTA]] : memref<2x256xf32>)
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv2x2_d64_hhhhfffff blocks in (%c4, %c2, %c1) threads in (%c128, %c1, %c1)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv2x2_d64_hhhhfffff blocks in (%c2, %c4, %c1) threads in (%c128, %c1, %c1)
 // CHECK-SAME: %[[DELTA]] : memref<2x256xf32>, %[[K]] : memref<1x128x2x64xbf16>, %[[V]] : memref<1x128x2x64xbf16>, %[[DQ]] : memref<1x128x4x64xf32>)
 // CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s128_kv2x2_d64_hhhhfffff blocks in (%c2, %c2, %c1) threads in (%c128, %c1, %c1)
 // CHECK-SAME: %[[DELTA]] : memref<2x256xf32>, %[[DV]] : memref<1x128x2x64xf32>, %[[DK]] : memref<1x128x2x64xf32>)
@@ -85,7 +85,7 @@ func.func private @attn_wide(%q: memref<2x128x1x256xf32>, %k: memref<2x128x1x256
 // CHECK: gpu.func @attention_bwd_delta_b1_s128_kv2x2_d64_hhhhfffff(
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.func @attention_bwd_dq_b1_s128_kv2x2_d64_hhhhfffff(
-// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 2, 1>, mxfp4.steady_iterations = 1.500000e+00 : f64} {
+// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 4, 1>, mxfp4.steady_iterations = 1.500000e+00 : f64} {
 // CHECK: amdgpu.mfma 16x16x32
 // CHECK: math.exp2
 // CHECK: gpu.func @attention_bwd_dkdv_b1_s128_kv2x2_d64_hhhhfffff(

@@ -3,7 +3,7 @@
 // The forward composite (batch 2, two KV heads of two query heads each,
 // seq 256, head dim 64; token-major operands, read in place): one launch
 // of 8 blocks of 64 stacked query rows for each of the 4 (batch, KV head)
-// pairs, with
+// pairs, the pairs along x (dispatched first), with
 // two tiles (64 x (64 + 8) bf16) in shared memory: k's (where q is staged
 // before the loop) and v's; keys in steps of
 // 64 with the online softmax; o and the log-sum-exp written. The composite
@@ -13,14 +13,14 @@
 // CHECK-SAME: (%[[Q:[^:]*]]: memref<2x256x4x64xf32>, %[[K:[^:]*]]: memref<2x256x2x64xf32>, %[[V:[^:]*]]: memref<2x256x2x64xf32>)
 // CHECK-DAG: %[[O:.*]] = memref.alloc() : memref<2x256x4x64xf32>
 // CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<2x4x256xf32>
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d64 blocks in (%c8, %c4, %c1) threads in (%c128, %c1, %c1)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b2_s256_kv2x2_d64 blocks in (%c4, %c8, %c1) threads in (%c128, %c1, %c1)
 // CHECK-SAME: args(%[[Q]] : memref<2x256x4x64xf32>, %[[K]] : memref<2x256x2x64xf32>, %[[V]] : memref<2x256x2x64xf32>, %[[O]] : memref<2x256x4x64xf32>, %[[LSE]] : memref<2x4x256xf32>)
 // CHECK: return %[[O]], %[[LSE]]
 // CHECK-NOT: call @
 // CHECK-NOT: func.func private
 // CHECK: gpu.module @mxfp4_kernels
 // CHECK: gpu.func @attention_fwd_b2_s256_kv2x2_d64(%{{.*}}: memref<2x256x4x64xf32>, %{{.*}}: memref<2x256x2x64xf32>, %{{.*}}: memref<2x256x2x64xf32>, %[[KO:.*]]: memref<2x256x4x64xf32>, %[[KLSE:.*]]: memref<2x4x256xf32>)
-// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 4, 1>} {
+// CHECK-SAME: workgroup(%{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4608xbf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 8, 1>} {
 // CHECK: vector.load %{{.*}} : memref<2x256x4x64xf32>, vector<8xf32>
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: scf.for
@@ -60,7 +60,7 @@ func.func private @attn(%q: memref<2x256x4x64xf32>, %k: memref<2x256x2x64xf32>, 
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c1, %c64] {{.*}}swizzle = swizzle_128b
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c1, %c64] {{.*}}swizzle = swizzle_128b
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c1, %c64] {{.*}}swizzle = swizzle_128b
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b1_s128_kv1x2_d64_hhhhf blocks in (%c4, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c74792_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr,
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b1_s128_kv1x2_d64_hhhhf blocks in (%c1, %c4, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c74792_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr,
 // CHECK-LABEL: gpu.func @attention_fwd_b1_s128_kv1x2_d64_hhhhf(
 // CHECK-SAME: %[[QM:[^:]*]]: !llvm.ptr, %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr, %{{[^:]*}}: memref<1x128x2x64xbf16>
 // CHECK: gpu.dynamic_shared_memory
@@ -117,8 +117,8 @@ func.func private @attn_bf16(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x1x64x
 // CHECK-LABEL: func.func @backward_bf16(
 // CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s128_kv1x2_d64_hhhhfhhhh
 // CHECK-COUNT-4: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c1, %c64] {{.*}}swizzle = swizzle_128b
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c4, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c50216_i32
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c51224_i32
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c1, %c4, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c50216_i32
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s128_kv1x2_d64_hhhhfhhhh blocks in (%c1, %c2, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c51224_i32
 // CHECK-LABEL: gpu.func @attention_bwd_dq_b1_s128_kv1x2_d64_hhhhfhhhh(
 // CHECK-SAME: %[[QM:[^:]*]]: !llvm.ptr, %[[DOM:[^:]*]]: !llvm.ptr, %[[KM:[^:]*]]: !llvm.ptr, %[[VM:[^:]*]]: !llvm.ptr,
 // CHECK-COUNT-5: nvvm.mbarrier.init
@@ -169,6 +169,40 @@ func.func private @attn_bf16_grad(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x
 
 // -----
 
+// The grid is (a section of heads, the blocks of a head, the sections),
+// dispatched x first: within a section every head's longest block starts
+// before any head's next. At llama3.2-1b's shape (8 pairs of batch and KV
+// head, 4 query heads each, seq 8192) the key kernel's longest block walks
+// 512 steps, 77% of a block slot's share: one section of all 8 pairs. The
+// forward's longest walk is 19% of a share (sections of 2), the query
+// kernel's 26% (4); the row-dot kernel's blocks are alike (sections of 1).
+// CHECK-LABEL: func.func @sections(
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_fwd_b1_s8192_kv8x4_d64_hhhhf blocks in (%c2, %c512, %c4)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b1_s8192_kv8x4_d64_hhhhfhhhh blocks in (%c1, %c2048, %c8)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b1_s8192_kv8x4_d64_hhhhfhhhh blocks in (%c4, %c512, %c2)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b1_s8192_kv8x4_d64_hhhhfhhhh blocks in (%c8, %c128, %c1)
+// A block's head is z * section + x:
+// CHECK-LABEL: gpu.func @attention_bwd_dq_b1_s8192_kv8x4_d64_hhhhfhhhh(
+// CHECK-SAME: known_grid_size = array<i32: 4, 512, 2>
+// CHECK: %[[X:.*]] = gpu.block_id  x
+// CHECK: %[[Z:.*]] = gpu.block_id  z
+// CHECK: %[[ZS:.*]] = arith.muli %[[Z]], %c4 : index
+// CHECK: arith.addi %[[ZS]], %[[X]] : index
+func.func @sections(%q: memref<1x8192x32x64xbf16>, %k: memref<1x8192x8x64xbf16>, %v: memref<1x8192x8x64xbf16>, %do: memref<1x8192x32x64xbf16>) -> (memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>) {
+  %o, %lse = call @attn_1b(%q, %k, %v) : (memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>) -> (memref<1x8192x32x64xbf16>, memref<1x32x8192xf32>)
+  %dq, %dk, %dv = call @attn_1b_grad(%q, %k, %v, %o, %lse, %do) : (memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x32x64xbf16>, memref<1x32x8192xf32>, memref<1x8192x32x64xbf16>) -> (memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>)
+  return %dq, %dk, %dv : memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>
+}
+func.func private @attn_1b(%q: memref<1x8192x32x64xbf16>, %k: memref<1x8192x8x64xbf16>, %v: memref<1x8192x8x64xbf16>) -> (memref<1x8192x32x64xbf16>, memref<1x32x8192xf32>) attributes {mxfp4.composite = "causal_attention"} {
+  %lse = memref.alloc() : memref<1x32x8192xf32>
+  return %q, %lse : memref<1x8192x32x64xbf16>, memref<1x32x8192xf32>
+}
+func.func private @attn_1b_grad(%q: memref<1x8192x32x64xbf16>, %k: memref<1x8192x8x64xbf16>, %v: memref<1x8192x8x64xbf16>, %o: memref<1x8192x32x64xbf16>, %lse: memref<1x32x8192xf32>, %do: memref<1x8192x32x64xbf16>) -> (memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>) attributes {mxfp4.composite = "causal_attention_backward"} {
+  return %q, %k, %v : memref<1x8192x32x64xbf16>, memref<1x8192x8x64xbf16>, memref<1x8192x8x64xbf16>
+}
+
+// -----
+
 // The backward composite: delta = rowsum(dO * o) (8 threads a row, 16 rows
 // a block, added up with shuffles), the
 // query kernel (dq; q and dO staged in the buffers of k and v) and the key
@@ -180,9 +214,9 @@ func.func private @attn_bf16_grad(%q: memref<1x128x2x64xbf16>, %k: memref<1x128x
 // CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<2x256x2x64xf32>
 // CHECK-DAG: %[[DV:.*]] = memref.alloc() : memref<2x256x2x64xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<4x512xf32>
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b2_s256_kv2x2_d64 blocks in (%c32, %c4, %c1) threads in (%c128, %c1, %c1)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_delta_b2_s256_kv2x2_d64 blocks in (%c1, %c32, %c4) threads in (%c128, %c1, %c1)
 // CHECK-SAME: %[[DELTA]] : memref<4x512xf32>)
-// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b2_s256_kv2x2_d64 blocks in (%c8, %c4, %c1)
+// CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dq_b2_s256_kv2x2_d64 blocks in (%c4, %c8, %c1)
 // CHECK-SAME: %[[DQ]] : memref<2x256x4x64xf32>)
 // CHECK: gpu.launch_func @mxfp4_kernels::@attention_bwd_dkdv_b2_s256_kv2x2_d64 blocks in (%c4, %c4, %c1)
 // CHECK-SAME: %[[DV]] : memref<2x256x2x64xf32>, %[[DK]] : memref<2x256x2x64xf32>)

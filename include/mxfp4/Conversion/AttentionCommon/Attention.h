@@ -38,6 +38,22 @@ struct AttentionShape {
   int64_t heads() const { return batch * kvHeads; }
 };
 
+/// How many heads a section of a causal kernel's grid holds. A launch's
+/// grid is (section, blocks of a head, heads / section), which the hardware
+/// dispatches x first: within a section every head's block i starts before
+/// any head's block i + 1, and the kernels number their blocks longest walk
+/// first. One head a section, the last heads' long walks start last and
+/// leave a tail; all heads in one, blocks of many heads run at once and
+/// their tiles stop sharing the cache. Returns the fewest heads (a divisor
+/// of shape.heads()) whose work, once their section is dispatched, still
+/// gives each of the GPU's `slots` resident blocks the longest block's walk.
+/// A head's blocks walk `rows` query rows each, every key up to their
+/// diagonal (forward, dq), or, with `keyBlocks`, `rows` keys each, every
+/// stacked query row that sees them (dk, dv); `stepRows` keys or rows a
+/// step.
+int64_t sectionHeads(const AttentionShape &shape, bool keyBlocks, int64_t rows,
+                     int64_t stepRows, int64_t slots);
+
 /// An emitted launch: what it computes (the kernel name's role, e.g.
 /// "fwd", "bwd_dq") and the attributes its outlined kernel gets (what a
 /// target's code generator must be told, e.g. occupancy hints).
