@@ -84,6 +84,21 @@ Emitter::QueryBlock Emitter::queryBlock() {
           kb.add(kb.mul(kvHead, s.groups), group)};
 }
 
+Emitter::ThreadRows Emitter::threadRows(const QueryBlock &queries, Value lse,
+                                        Value delta) {
+  ThreadRows rows;
+  Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
+  Value warpPos = kb.add(queries.pos0, warpRow);
+  rows.pos = {warpPos, kb.add(warpPos, 8)};
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = kb.add(queries.row0, kb.add(warpRow, h * 8));
+    rows.lse2[h] = mulF(memref::LoadOp::create(b, loc, lse, valueAt(lse, row)),
+                        f32(M_LOG2E));
+    rows.delta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
+  }
+  return rows;
+}
+
 SmallVector<Value> Emitter::rowAt(Value buffer, Value row0, Value r,
                                   Value col) {
   int64_t groups = cast<MemRefType>(buffer.getType()).getDimSize(2) / s.kvHeads;
@@ -130,18 +145,23 @@ Value Emitter::globalPointer(Value buffer, ArrayRef<Value> indices) {
       b, loc, LLVM::LLVMPointerType::get(ctx, 1), element);
 }
 
-SmallVector<Value>
-Emitter::maskWhere(Value masked, ArrayRef<Value> scores,
-                   function_ref<Value(Value, Value, Value, int64_t)> f) {
-  auto branch = scf::IfOp::create(b, loc, ValueRange(scores).getTypes(), masked,
+SmallVector<Value> Emitter::maskCausal(Value diagonal, ArrayRef<Value> acc,
+                                       std::array<Value, 2> rowPos, Value col0,
+                                       bool keyRows, Value masked) {
+  auto branch = scf::IfOp::create(b, loc, ValueRange(acc).getTypes(), diagonal,
                                   /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(branch.thenBlock());
-  SmallVector<Value> applied(scores);
-  mapElements(applied, f);
+  SmallVector<Value> applied(acc);
+  mapElements(applied, [&](Value x, Value, Value col, int64_t half) {
+    Value colPos = kb.add(col0, col);
+    Value visible =
+        keyRows ? le(rowPos[half], colPos) : le(colPos, rowPos[half]);
+    return arith::SelectOp::create(b, loc, visible, x, masked).getResult();
+  });
   scf::YieldOp::create(b, loc, applied);
   b.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b, loc, scores);
+  scf::YieldOp::create(b, loc, acc);
   return SmallVector<Value>(branch.getResults());
 }
 

@@ -127,6 +127,12 @@ private:
     Value pos0, row0, qHead;
   };
   QueryBlock queryBlock();
+  /// A query kernel's two rows a thread (rows g and g + 8 of its warp):
+  /// their positions and, for dq, their log-sum-exp (base 2) and delta.
+  struct ThreadRows {
+    std::array<Value, 2> pos, lse2, delta;
+  };
+  ThreadRows threadRows(const QueryBlock &queries, Value lse, Value delta);
   /// The wgmma descriptor of k16 slice `kk` of d, K-major, of the tile of
   /// `rows` rows at shared byte address `base` (a TMA load's layout: boxes
   /// of 64 d, rows * 128 bytes apart).
@@ -214,12 +220,15 @@ private:
   /// Issues `cp.async` copies (16 bytes, bypassing L1) of rows
   /// row0..row0+63 of `src` into `tile`: the chunks `loadTile` stores.
   void copyTileAsync(Value src, Value row0, Value tile);
-  /// `scores`, or where `masked` holds, `scores` with `f` applied: the
-  /// causal mask costs a compare and select an element only on the steps
-  /// that cross the diagonal.
-  SmallVector<Value>
-  maskWhere(Value masked, ArrayRef<Value> scores,
-            function_ref<Value(Value, Value, Value, int64_t)> f);
+  /// The causal mask: where `diagonal` (a step that crosses the
+  /// diagonal), `acc` with each element whose key comes after its query
+  /// replaced by `masked`, else `acc` itself, so the mask costs a compare
+  /// and select an element only on those steps. Rows are queries at
+  /// `rowPos` (this thread's two) and columns keys from `col0` on, or,
+  /// with `keyRows`, rows are keys and columns query positions.
+  SmallVector<Value> maskCausal(Value diagonal, ArrayRef<Value> acc,
+                                std::array<Value, 2> rowPos, Value col0,
+                                bool keyRows, Value masked);
   /// The values of rows row0..row0+63 of `src` (f32) into `memory`, times
   /// `scale` if given.
   void loadVector(Value src, Value row0, Value memory, Value scale = {});

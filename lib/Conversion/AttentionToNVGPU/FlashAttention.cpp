@@ -237,12 +237,8 @@ void Emitter::forward(Value q, Value k, Value v, Value o, Value lse) {
                       lastBlock, kTile, vTile);
     Value diagonal = eq(block, lastBlock);
     SmallVector<Value> scores =
-        maskWhere(diagonal, productT(qFrags, kTile),
-                  [&](Value x, Value, Value col, int64_t half) {
-                    Value visible = le(kb.add(key0, col), pos[half]);
-                    return arith::SelectOp::create(b, loc, visible, x, negInf)
-                        .getResult();
-                  });
+        maskCausal(diagonal, productT(qFrags, kTile), pos, key0,
+                   /*keyRows=*/false, negInf);
     SmallVector<Value> yielded =
         onlineSoftmax(carried.take_front(state), scores);
     SmallVector<Value> out(ArrayRef<Value>(yielded).drop_front(4));
@@ -275,16 +271,9 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
   loadTile(dO, row0, dOTile);
   gpu::BarrierOp::create(b, loc);
   Fragments qFrags = aFragments(qTile), dOFrags = aFragments(dOTile);
-  Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
-  Value warpPos = kb.add(pos0, warpRow);
-  std::array<Value, 2> pos = {warpPos, kb.add(warpPos, 8)};
-  std::array<Value, 2> rowLse, rowDelta;
-  for (int64_t h = 0; h < 2; ++h) {
-    Value row = kb.add(row0, kb.add(warpRow, h * 8));
-    rowLse[h] = mulF(memref::LoadOp::create(b, loc, lse, valueAt(lse, row)),
-                     f32(M_LOG2E));
-    rowDelta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
-  }
+  ThreadRows rows = threadRows(queries, lse, delta);
+  const std::array<Value, 2> &pos = rows.pos, &rowLse = rows.lse2,
+                             &rowDelta = rows.delta;
   Value lastBlock = kb.div(pos0, kRows);
   SmallVector<Value> inits = zeroAccumulators(s.headDim / 8);
   int64_t state = inits.size();
@@ -307,12 +296,8 @@ void Emitter::backwardQueries(Value q, Value k, Value v, Value lse, Value dO,
       return probability(x, rowLse[half]);
     });
     Value zero = f32(0);
-    probs = maskWhere(
-        eq(block, lastBlock), probs,
-        [&](Value p, Value, Value col, int64_t half) {
-          Value visible = le(kb.add(key0, col), pos[half]);
-          return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
-        });
+    probs = maskCausal(eq(block, lastBlock), probs, pos, key0,
+                       /*keyRows=*/false, zero);
     SmallVector<Value> dS = productT(dOFrags, vTile);
     mapElements(dS, [&](Value x, Value, Value, int64_t half) {
       return sub(x, rowDelta[half]);
@@ -440,12 +425,8 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
       return probability(x, rowLse2);
     });
     Value zero = f32(0);
-    probsT = maskWhere(
-        eq(posBlock, block), probsT,
-        [&](Value p, Value, Value col, int64_t half) {
-          Value visible = le(keyPos[half], kb.add(pos0, col));
-          return arith::SelectOp::create(b, loc, visible, p, zero).getResult();
-        });
+    probsT = maskCausal(eq(posBlock, block), probsT, keyPos, pos0,
+                        /*keyRows=*/true, zero);
     SmallVector<Value> acc(loop.getRegionIterArgs());
     SmallVector<Value> next;
     if (wantDv) {

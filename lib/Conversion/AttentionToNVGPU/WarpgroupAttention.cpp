@@ -180,12 +180,8 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
     Value acc = productFromShared(qBase, stageTile(keyStages, 0, stage), keys);
     waitWarpgroupMmas(kb, 0);
     SmallVector<Value> scores =
-        maskWhere(eq(block, lastBlock), accumulatorFragments(kb, acc, keys),
-                  [&](Value x, Value, Value col, int64_t half) {
-                    Value visible = le(kb.add(key0, col), pos[half]);
-                    return arith::SelectOp::create(b, loc, visible, x, negInf)
-                        .getResult();
-                  });
+        maskCausal(eq(block, lastBlock), accumulatorFragments(kb, acc, keys),
+                   pos, key0, /*keyRows=*/false, negInf);
     SmallVector<Value> yielded = onlineSoftmax(carried, scores);
     waitAt(kb, stageBarrier(keyStages, 1, stage), parity);
     Value out = accumulateFromRegisters(
@@ -230,16 +226,9 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
     loadRows(dOMap, kRows, qHead, pos0, dOBase, qBarrier);
     loadKeyStage(keyStages, zero, zero);
   });
-  Value warpRow = kb.add(kb.mul(warp, kWarpRows), g);
-  Value warpPos = kb.add(pos0, warpRow);
-  std::array<Value, 2> pos = {warpPos, kb.add(warpPos, 8)};
-  std::array<Value, 2> rowLse, rowDelta;
-  for (int64_t h = 0; h < 2; ++h) {
-    Value row = kb.add(row0, kb.add(warpRow, h * 8));
-    rowLse[h] = mulF(memref::LoadOp::create(b, loc, lse, valueAt(lse, row)),
-                     f32(M_LOG2E));
-    rowDelta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
-  }
+  ThreadRows rows = threadRows(queries, lse, delta);
+  const std::array<Value, 2> &pos = rows.pos, &rowLse = rows.lse2,
+                             &rowDelta = rows.delta;
   Value lastBlock = kb.div(pos0, keys);
   waitAt(kb, qBarrier, zero);
   auto loop = scf::ForOp::create(b, loc, zero, kb.add(lastBlock, 1), one,
@@ -267,12 +256,8 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
       return probability(x, rowLse[half]);
     });
     Value zeroF = f32(0);
-    probs = maskWhere(
-        eq(block, lastBlock), probs,
-        [&](Value p, Value, Value col, int64_t half) {
-          Value visible = le(kb.add(key0, col), pos[half]);
-          return arith::SelectOp::create(b, loc, visible, p, zeroF).getResult();
-        });
+    probs = maskCausal(eq(block, lastBlock), probs, pos, key0,
+                       /*keyRows=*/false, zeroF);
     SmallVector<Value> dS = accumulatorFragments(kb, dP, keys);
     mapElements(dS, [&](Value x, Value, Value, int64_t half) {
       return sub(x, rowDelta[half]);
@@ -409,12 +394,8 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
     byColumn(probsT, colLse2,
              [&](Value x, Value lse2) { return probability(x, lse2); });
     Value zeroF = f32(0);
-    probsT = maskWhere(
-        eq(posBlock, block), probsT,
-        [&](Value p, Value, Value col, int64_t half) {
-          Value visible = le(keyPos[half], kb.add(pos0, col));
-          return arith::SelectOp::create(b, loc, visible, p, zeroF).getResult();
-        });
+    probsT = maskCausal(eq(posBlock, block), probsT, keyPos, pos0,
+                        /*keyRows=*/true, zeroF);
     SmallVector<Value> dST = accumulatorFragments(kb, dPT, rows);
     byColumn(dST, colDelta, [&](Value x, Value d) { return sub(x, d); });
     scoreGradients(dST, probsT);
