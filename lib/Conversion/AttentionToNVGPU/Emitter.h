@@ -92,9 +92,9 @@ private:
                      int64_t dynamicBytes = 0, int64_t section = 1);
   /// mxfp4::sectionHeads for a kernel of 64-row blocks, `blocksPerSM` of
   /// them resident on each of 132 SMs (an H100's and an H200's). Head by
-  /// head, llama3.2-1b's key kernel ran 13% slower (one block walks 512
+  /// head, llama3.2-1b's backward ran 15% slower (one block walks 512
   /// steps, a block slot's share is 667); all heads at once, the pilot's
-  /// forward ran 12% slower.
+  /// forward ran 13% slower.
   int64_t sectionHeads(bool keyBlocks, int64_t stepRows,
                        int64_t blocksPerSM) const {
     return mxfp4::sectionHeads(s, keyBlocks, kRows, stepRows,
