@@ -31,6 +31,31 @@ using namespace mlir::mxfp4;
 
 AttentionEmitter::~AttentionEmitter() = default;
 
+SmallVector<Value> mlir::mxfp4::attentionRowAt(kernels::KernelBuilder &kb,
+                                               const AttentionShape &shape,
+                                               const AttentionHead &head,
+                                               Value buffer, Value row0,
+                                               Value r, Value col) {
+  int64_t groups =
+      cast<MemRefType>(buffer.getType()).getDimSize(2) / shape.kvHeads;
+  Value position = kb.add(kb.rem(row0, shape.seq), r);
+  Value h = head.kvHead;
+  if (groups > 1)
+    h = kb.add(kb.mul(head.kvHead, groups), kb.div(row0, shape.seq));
+  return {head.batchIndex, position, h, col};
+}
+
+SmallVector<Value> mlir::mxfp4::attentionValueAt(kernels::KernelBuilder &kb,
+                                                 const AttentionShape &shape,
+                                                 const AttentionHead &head,
+                                                 Value buffer, Value row) {
+  if (cast<MemRefType>(buffer.getType()).getRank() == 2)
+    return {head.head, row};
+  return {head.batchIndex,
+          kb.add(kb.mul(head.kvHead, shape.groups), kb.div(row, shape.seq)),
+          kb.rem(row, shape.seq)};
+}
+
 int64_t mlir::mxfp4::sectionHeads(const AttentionShape &shape, bool keyBlocks,
                                   int64_t rows, int64_t stepRows,
                                   int64_t slots) {

@@ -97,14 +97,14 @@ private:
   gpu::LaunchOp open(StringRef role, int64_t blocksX,
                      ArrayRef<std::pair<int64_t, int64_t>> tiles,
                      int64_t vectors, int64_t section = 1);
-  /// The indices of column `col` of row `row0 + r` in `buffer`, token-major
-  /// [batch, seq, n, d]: n = heads (q, o, dO, dq) or n = kvHeads (k, v, dk,
-  /// dv, whose rows are < seq). `row0` and `row0 + r` lie in one group (a
-  /// tile's rows: seq is a multiple of 64).
-  SmallVector<Value> rowAt(Value buffer, Value row0, Value r, Value col);
-  /// The indices of stacked row `row`'s value in lse [batch, heads, seq] or
-  /// delta [heads, groups * seq] (the backward's own).
-  SmallVector<Value> valueAt(Value buffer, Value row);
+  /// mxfp4::attentionRowAt and attentionValueAt of this block's head.
+  SmallVector<Value> rowAt(Value buffer, Value row0, Value r, Value col) {
+    return attentionRowAt(kb, s, {head, batchIndex, kvHead}, buffer, row0, r,
+                          col);
+  }
+  SmallVector<Value> valueAt(Value buffer, Value row) {
+    return attentionValueAt(kb, s, {head, batchIndex, kvHead}, buffer, row);
+  }
   /// Stages the 64-row tile at `row0` of `src` into `to`.
   void stage(Value src, Value row0, const Staged &to);
   /// The block-local row of this lane's column in column tile `c`:
@@ -220,23 +220,6 @@ gpu::LaunchOp BackwardEmitter::open(StringRef role, int64_t blocksX,
   wave = kb.div(tid, kWaveLanes);
   lane = getMfmaLane(kb, kb.rem(tid, kWaveLanes));
   return launch;
-}
-
-SmallVector<Value> BackwardEmitter::rowAt(Value buffer, Value row0, Value r,
-                                          Value col) {
-  int64_t groups = cast<MemRefType>(buffer.getType()).getDimSize(2) / s.kvHeads;
-  Value position = kb.add(kb.rem(row0, s.seq), r);
-  Value h = kvHead;
-  if (groups > 1)
-    h = kb.add(kb.mul(kvHead, groups), kb.div(row0, s.seq));
-  return {batchIndex, position, h, col};
-}
-
-SmallVector<Value> BackwardEmitter::valueAt(Value buffer, Value row) {
-  if (cast<MemRefType>(buffer.getType()).getRank() == 2)
-    return {head, row};
-  return {batchIndex, kb.add(kb.mul(kvHead, s.groups), kb.div(row, s.seq)),
-          kb.rem(row, s.seq)};
 }
 
 void BackwardEmitter::stage(Value src, Value row0, const Staged &to) {

@@ -84,6 +84,22 @@ Emitter::QueryBlock Emitter::queryBlock() {
           kb.add(kb.mul(kvHead, s.groups), group)};
 }
 
+Emitter::KeyWalk Emitter::keyWalk() {
+  Value key0 = kb.mul(blockIndex, kRows);
+  // The query blocks that see these keys: in each group, positions from
+  // key0 to seq - 1.
+  Value visibleBlocks =
+      arith::SubIOp::create(b, loc, kb.idx(s.seq / kRows), blockIndex);
+  return {key0, visibleBlocks,
+          arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups))};
+}
+
+std::pair<Value, Value> Emitter::keyStep(const KeyWalk &walk, Value i) {
+  Value group = arith::DivUIOp::create(b, loc, i, walk.visibleBlocks);
+  return {group, kb.add(blockIndex,
+                        arith::RemUIOp::create(b, loc, i, walk.visibleBlocks))};
+}
+
 Emitter::ThreadRows Emitter::threadRows(const QueryBlock &queries, Value lse,
                                         Value delta) {
   ThreadRows rows;
@@ -97,23 +113,6 @@ Emitter::ThreadRows Emitter::threadRows(const QueryBlock &queries, Value lse,
     rows.delta[h] = memref::LoadOp::create(b, loc, delta, valueAt(delta, row));
   }
   return rows;
-}
-
-SmallVector<Value> Emitter::rowAt(Value buffer, Value row0, Value r,
-                                  Value col) {
-  int64_t groups = cast<MemRefType>(buffer.getType()).getDimSize(2) / s.kvHeads;
-  Value position = kb.add(kb.rem(row0, s.seq), r);
-  Value h = kvHead;
-  if (groups > 1)
-    h = kb.add(kb.mul(kvHead, groups), kb.div(row0, s.seq));
-  return {batchIndex, position, h, col};
-}
-
-SmallVector<Value> Emitter::valueAt(Value buffer, Value row) {
-  if (cast<MemRefType>(buffer.getType()).getRank() == 2)
-    return {head, row};
-  return {batchIndex, kb.add(kb.mul(kvHead, s.groups), kb.div(row, s.seq)),
-          kb.rem(row, s.seq)};
 }
 
 Value Emitter::globalPointer(Value buffer, ArrayRef<Value> indices) {

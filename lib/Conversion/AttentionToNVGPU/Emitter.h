@@ -121,12 +121,26 @@ private:
   void initKeyStages(const KeyStages &st);
   /// In one thread: the TMA loads of key block `block` into stage `stage`.
   void loadKeyStage(const KeyStages &st, Value block, Value stage);
+  /// Starts key step `block` of the walk (blocks 0 .. lastBlock): after a
+  /// barrier, thread `first` loads the next block into the other stage;
+  /// then waits for this step's k. Returns the step's stage and its
+  /// barriers' parity.
+  std::pair<Value, Value> beginKeyStep(const KeyStages &st, Value block,
+                                       Value lastBlock, Value first);
   /// A query kernel's (forward or dq) block: its first position, first
   /// stacked row and query head; blocks numbered longest walk first.
   struct QueryBlock {
     Value pos0, row0, qHead;
   };
   QueryBlock queryBlock();
+  /// A key kernel's walk: its 64 keys from key0, and its steps, the
+  /// query blocks that see them (`visibleBlocks` of them) in every group.
+  struct KeyWalk {
+    Value key0, visibleBlocks, steps;
+  };
+  KeyWalk keyWalk();
+  /// Step i of a key kernel's walk: its group and query block.
+  std::pair<Value, Value> keyStep(const KeyWalk &walk, Value i);
   /// A query kernel's two rows a thread (rows g and g + 8 of its warp):
   /// their positions and, for dq, their log-sum-exp (base 2) and delta.
   struct ThreadRows {
@@ -168,15 +182,14 @@ private:
   SharedTile depthTile(Value memory) const {
     return {memory, false, s.headDim, kRows};
   }
-  /// The indices of element `col` of this block's stacked row `row0 + r`
-  /// in `buffer`, token-major [batch, seq, n, d]: n = kvHeads * groups (q,
-  /// o, dO and dq) or n = kvHeads (k, v, dk and dv, whose rows are < seq).
-  /// `row0` and `row0 + r` lie in one group (a tile's rows: seq is a
-  /// multiple of 64), so the group and position are computed once a tile.
-  SmallVector<Value> rowAt(Value buffer, Value row0, Value r, Value col);
-  /// The indices of row `row`'s value in `buffer`: lse [batch, heads,
-  /// seq], or delta [heads, groups * seq] (the backward's own).
-  SmallVector<Value> valueAt(Value buffer, Value row);
+  /// mxfp4::attentionRowAt and attentionValueAt of this block's head.
+  SmallVector<Value> rowAt(Value buffer, Value row0, Value r, Value col) {
+    return attentionRowAt(kb, s, {head, batchIndex, kvHead}, buffer, row0, r,
+                          col);
+  }
+  SmallVector<Value> valueAt(Value buffer, Value row) {
+    return attentionValueAt(kb, s, {head, batchIndex, kvHead}, buffer, row);
+  }
   /// Rows row0..row0+63 of `src` into `tile`, as bf16.
   void loadTile(Value src, Value row0, Value tile) {
     storeTile(fetchTile(src, row0), tile);

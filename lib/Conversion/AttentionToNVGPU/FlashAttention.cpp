@@ -336,18 +336,11 @@ void Emitter::backwardKeys(Value q, Value k, Value v, Value lse, Value dO,
   // the first step's copies into the first pair start before them.
   Value kTile = tileOf(pairs - 1, 0), vTile = tileOf(pairs - 1, 1);
   Value block = blockIndex;
-  Value key0 = kb.mul(block, kRows);
-  // The query blocks that see these keys: in each group, positions from
-  // key0 to seq - 1.
-  int64_t blocksPerGroup = s.seq / kRows;
-  Value visibleBlocks =
-      arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
-  Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
+  KeyWalk walk = keyWalk();
+  Value key0 = walk.key0, steps = walk.steps;
   // Step i's first query row (stacked) and its query block.
   auto stepRows = [&](Value i) -> std::pair<Value, Value> {
-    Value group = arith::DivUIOp::create(b, loc, i, visibleBlocks);
-    Value posBlock =
-        kb.add(block, arith::RemUIOp::create(b, loc, i, visibleBlocks));
+    auto [group, posBlock] = keyStep(walk, i);
     return {kb.add(kb.mul(group, s.seq), kb.mul(posBlock, kRows)), posBlock};
   };
   if (async) {

@@ -88,6 +88,20 @@ void Emitter::loadKeyStage(const KeyStages &st, Value block, Value stage) {
   }
 }
 
+std::pair<Value, Value> Emitter::beginKeyStep(const KeyStages &st, Value block,
+                                              Value lastBlock, Value first) {
+  Value stage = kb.rem(block, 2), parity = kb.rem(kb.div(block, 2), 2);
+  // Every warp is done with the previous step's stage (its MMAs have
+  // completed): the next block's loads may overwrite it.
+  gpu::BarrierOp::create(b, loc);
+  kb.when(kb.andI(first, kb.lt(block, lastBlock)), [&] {
+    loadKeyStage(st, kb.add(block, 1),
+                 arith::SubIOp::create(b, loc, kb.idx(1), stage));
+  });
+  waitAt(kb, stageBarrier(st, 0, stage), parity);
+  return {stage, parity};
+}
+
 Value Emitter::kMajorSlice(Value base, int64_t rows, int64_t kk) {
   return swizzledDescriptor(kb,
                             kb.add(base, (kk / 4) * rows * 128 + (kk % 4) * 32),
@@ -168,15 +182,7 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
     auto carried = loop.getRegionIterArgs();
     Value block = loop.getInductionVar();
     Value key0 = kb.mul(block, keys);
-    Value stage = kb.rem(block, 2), parity = kb.rem(kb.div(block, 2), 2);
-    // Every warp is done with the previous step's stage (its MMAs have
-    // completed): the next block's loads may overwrite it.
-    gpu::BarrierOp::create(b, loc);
-    kb.when(kb.andI(first, kb.lt(block, lastBlock)), [&] {
-      loadKeyStage(keyStages, kb.add(block, 1),
-                   arith::SubIOp::create(b, loc, one, stage));
-    });
-    waitAt(kb, stageBarrier(keyStages, 0, stage), parity);
+    auto [stage, parity] = beginKeyStep(keyStages, block, lastBlock, first);
     Value acc = productFromShared(qBase, stageTile(keyStages, 0, stage), keys);
     waitWarpgroupMmas(kb, 0);
     SmallVector<Value> scores =
@@ -238,14 +244,7 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
     b.setInsertionPointToStart(loop.getBody());
     Value block = loop.getInductionVar();
     Value key0 = kb.mul(block, keys);
-    Value stage = kb.rem(block, 2), parity = kb.rem(kb.div(block, 2), 2);
-    // Every warp is done with the previous step's stage.
-    gpu::BarrierOp::create(b, loc);
-    kb.when(kb.andI(first, kb.lt(block, lastBlock)), [&] {
-      loadKeyStage(keyStages, kb.add(block, 1),
-                   arith::SubIOp::create(b, loc, one, stage));
-    });
-    waitAt(kb, stageBarrier(keyStages, 0, stage), parity);
+    auto [stage, parity] = beginKeyStep(keyStages, block, lastBlock, first);
     Value scores =
         productFromShared(qBase, stageTile(keyStages, 0, stage), keys);
     waitAt(kb, stageBarrier(keyStages, 1, stage), parity);
@@ -307,18 +306,8 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
     return kb.add(kb.add(kvBarrier, 8), kb.mul(stage, 8));
   };
   Value block = blockIndex;
-  Value key0 = kb.mul(block, kRows);
-  // The query blocks that see these keys: in each group, positions from
-  // key0 to seq - 1.
-  int64_t blocksPerGroup = s.seq / kRows;
-  Value visibleBlocks =
-      arith::SubIOp::create(b, loc, kb.idx(blocksPerGroup), block);
-  Value steps = arith::MulIOp::create(b, loc, visibleBlocks, kb.idx(s.groups));
-  // Step i's group and query block.
-  auto stepAt = [&](Value i) -> std::pair<Value, Value> {
-    return {arith::DivUIOp::create(b, loc, i, visibleBlocks),
-            kb.add(block, arith::RemUIOp::create(b, loc, i, visibleBlocks))};
-  };
+  KeyWalk walk = keyWalk();
+  Value key0 = walk.key0, steps = walk.steps;
   Value zero = kb.idx(0), one = kb.idx(1);
   Value first = kb.lt(tid, 1);
   kb.when(first, [&] {
@@ -328,7 +317,7 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
   });
   gpu::BarrierOp::create(b, loc);
   auto loadStep = [&](Value i, Value stage) {
-    auto [group, posBlock] = stepAt(i);
+    auto [group, posBlock] = keyStep(walk, i);
     Value pos0 = kb.mul(posBlock, rows);
     Value row0 = kb.add(kb.mul(group, s.seq), pos0);
     Value qHead = kb.add(kb.mul(kvHead, s.groups), group);
@@ -356,7 +345,7 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(loop.getBody());
     Value i = loop.getInductionVar();
-    Value posBlock = stepAt(i).second;
+    Value posBlock = keyStep(walk, i).second;
     Value pos0 = kb.mul(posBlock, rows);
     Value stage = kb.rem(i, 2), parity = kb.rem(kb.div(i, 2), 2);
     // Every warp is done with the previous step's stage.

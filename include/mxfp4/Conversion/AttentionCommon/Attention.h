@@ -18,6 +18,8 @@
 #ifndef MXFP4_CONVERSION_ATTENTIONCOMMON_ATTENTION_H
 #define MXFP4_CONVERSION_ATTENTIONCOMMON_ATTENTION_H
 
+#include "mxfp4/Conversion/MXFP4ToGPUCommon/KernelBuilder.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
@@ -37,6 +39,29 @@ struct AttentionShape {
   int64_t batch, kvHeads, groups, seq, headDim;
   int64_t heads() const { return batch * kvHeads; }
 };
+
+/// A kernel block's stacked head (of batch * kvHeads) and its parts.
+struct AttentionHead {
+  Value head, batchIndex, kvHead;
+};
+
+/// The indices of element `col` of stacked row `row0 + r` of `head` in
+/// `buffer`, token-major [batch, seq, n, d]: n = kvHeads * groups (q, o, dO
+/// and dq) or n = kvHeads (k, v, dk and dv, whose rows are < seq). `row0`
+/// and `row0 + r` lie in one group (a tile's rows: seq is a multiple of
+/// 64), so the group and position are computed once a tile.
+SmallVector<Value> attentionRowAt(kernels::KernelBuilder &kb,
+                                  const AttentionShape &shape,
+                                  const AttentionHead &head, Value buffer,
+                                  Value row0, Value r, Value col);
+
+/// The indices of stacked row `row`'s value of `head` in `buffer`: lse
+/// [batch, heads, seq], or delta [heads, groups * seq] (the backward's
+/// own).
+SmallVector<Value> attentionValueAt(kernels::KernelBuilder &kb,
+                                    const AttentionShape &shape,
+                                    const AttentionHead &head, Value buffer,
+                                    Value row);
 
 /// How many heads a section of a causal kernel's grid holds. A launch's
 /// grid is (section, blocks of a head, heads / section), which the hardware
