@@ -293,10 +293,15 @@ def ConvertLinalgMatmulToNVGPUPass
     their tiles cannot fill the device.
 
     A GEMM whose output was just zero-filled overwrites it (the fill or the
-    copy of shared zeros is dropped). Contractions it does not cover
-    (non-unit innermost strides, contiguous extents that are not multiples
-    of 32, odd N, other element types) are left for
-    `convert-linalg-to-gpu-launch`.
+    copy of shared zeros is dropped). In the TMA kernel such an output, when
+    a tensor map can describe it and K is not split, gets a map of its own
+    (f32, boxes of 64 rows by 32 columns) and is written by TMA stores
+    (`cp.async.bulk.tensor` shared to global) from two swizzled 8 KiB boxes
+    a consumer warpgroup, behind the ring (230,464 bytes of shared memory a
+    block): a tile's stores drain while the next tile multiplies.
+    Contractions it does not cover (non-unit innermost strides, contiguous
+    extents that are not multiples of 32, odd N, other element types) are
+    left for `convert-linalg-to-gpu-launch`.
 
     Example:
 

@@ -28,7 +28,12 @@
 // contiguous), keep one group in flight and release the previous stage on
 // its `empty` mbarrier. `setmaxnreg` moves registers from the producer to
 // the consumers' accumulators. Blocks walk the tiles in groups of 8 along
-// M, so that a wave reads each B tile from L2 several times.
+// M, so that a wave reads each B tile from L2 several times. Where C is
+// written rather than added to (and unsplit), each consumer stages its
+// rows 32 columns at a time in two swizzled boxes and one thread issues a
+// TMA store of each: the f32 C of a short-K GEMM (the pilot's K = 512) is
+// as many bytes to write as its MMAs take time, and the stores then drain
+// while the block's next tile multiplies instead of before it starts.
 //
 // Other contractions with unit innermost strides take the register-staged
 // kernel: 128 x 128 tiles, every K step of 32 moved 8 bf16 a thread per
@@ -532,21 +537,27 @@ constexpr int64_t kMaxSharedBytes = 232448;
 /// a few A tiles and each B tile several times from L2.
 constexpr int64_t kRasterGroupM = 8;
 
-/// True if a TMA tensor map can describe `l`'s bf16 memref: 16-byte aligned
-/// strides and offset (CUDA's cuTensorMapEncodeTiled), at most 2^32
-/// elements a dimension.
-static bool tensorMapCovers(const ContractionOperand &l) {
+/// C's columns a consumer warpgroup stages for one TMA store: one
+/// 128-byte swizzled row of f32 by its 64 rows (8 KiB).
+constexpr int64_t kStoreBoxCols = 32;
+constexpr int64_t kStoreBoxBytes = 64 * kStoreBoxCols * 4;
+
+/// True if a TMA tensor map can describe `l`'s memref, whose elements are of
+/// type `element`: 16-byte aligned strides and offset (CUDA's
+/// cuTensorMapEncodeTiled), at most 2^32 elements a dimension.
+static bool tensorMapCovers(const ContractionOperand &l, Type element) {
   auto type = cast<MemRefType>(l.memref.getType());
-  if (!type.getElementType().isBF16())
+  if (type.getElementType() != element)
     return false;
+  int64_t perChunk = 128 / element.getIntOrFloatBitWidth();
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) || offset % 8)
+      ShapedType::isDynamic(offset) || offset % perChunk)
     return false;
   for (auto [size, stride] : llvm::zip(type.getShape(), strides))
     if (size > (int64_t(1) << 32) ||
-        (stride != 1 && (ShapedType::isDynamic(stride) || stride % 8)))
+        (stride != 1 && (ShapedType::isDynamic(stride) || stride % perChunk)))
       return false;
   return strides.back() == 1;
 }
@@ -558,7 +569,10 @@ public:
       : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c),
         tileN(c.n > 128 ? 256 : 128),
         stageBytes((kTmaTileM + tileN) * kSwizzledStepK * 2),
-        stages(std::min<int64_t>(4, (kMaxSharedBytes - 2048) / stageBytes)) {}
+        storedByTma(c.overwrite &&
+                    tensorMapCovers(c.c, Float32Type::get(b.getContext()))),
+        stages(std::min<int64_t>(4, (kMaxSharedBytes - 2048 - stagingBytes()) /
+                                        stageBytes)) {}
 
   /// Emits the GEMM, splitting K where its tiles cannot fill the device
   /// (one block an SM): split s writes its partial sums to slice s of a
@@ -576,12 +590,24 @@ private:
   /// The wgmma descriptor of K slice `k` (0 .. 3) of `l`'s rows from
   /// `base` (a 64-row boundary of a stage).
   Value descriptor(const ContractionOperand &l, Value base, int64_t k);
+  /// Shared memory for C's TMA stores: two boxes a consumer warpgroup.
+  int64_t stagingBytes() const { return storedByTma ? 4 * kStoreBoxBytes : 0; }
+  /// In a consumer warpgroup: stores its accumulators `acc` (rows row0 ..
+  /// row0 + 63 of C from column n0) through its two staging boxes at
+  /// `boxes`, one TMA store of C's map `cMap` a box of 32 columns.
+  void storeByTma(Value acc, Value cMap, Value boxes, Value consumer,
+                  Value batch, Value row0, Value n0);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
   const LinalgContraction &c;
-  int64_t tileN, stageBytes, stages;
+  int64_t tileN, stageBytes;
+  /// C is written, not added to, and a tensor map can describe it: the
+  /// consumers stage each tile's rows in shared memory and TMA stores write
+  /// them while the next tile's MMAs run (where unsplit).
+  bool storedByTma;
+  int64_t stages;
 };
 
 } // namespace
@@ -623,6 +649,59 @@ Value TmaGemmEmitter::descriptor(const ContractionOperand &l, Value base,
                             64 * kSwizzledStepK * 2);
 }
 
+void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
+                                Value consumer, Value batch, Value row0,
+                                Value n0) {
+  // Thread 4g + t of warp w holds rows 16w + g and 16w + g + 8 of the
+  // warpgroup's 64, columns 8i + 2t and 8i + 2t + 1 of each block i of 8.
+  // A box row is 128 bytes whose 16-byte chunks the 128-byte swizzle
+  // permutes by the row's index mod 8 (g here): the warp's pairs of a column
+  // block then fill all 32 banks twice, without conflicts.
+  Value t = kb.rem(kb.threadId(), 128), lane = kb.rem(t, 32);
+  Value g = kb.div(lane, 4), quad = kb.rem(lane, 4);
+  Value rowBytes = kb.mul(kb.add(kb.mul(kb.div(t, 32), 16), g), 128);
+  Value leader = kb.lt(t, 1);
+  // Each consumer warpgroup syncs on a named barrier of its own (1 or 2).
+  auto syncConsumer = [&] { syncNamedBarrier(kb, kb.add(consumer, 1), 128); };
+  for (int64_t box = 0; box < tileN / kStoreBoxCols; ++box) {
+    Value staged = kb.add(boxes, (box % 2) * kStoreBoxBytes);
+    // The box's last store (two boxes ago, or the previous tile's) has read
+    // it; then every thread may overwrite it.
+    kb.when(leader, [&] { waitTensorStoreReads(kb, 1); });
+    syncConsumer();
+    for (int64_t i = 0; i < kStoreBoxCols / 8; ++i) {
+      int64_t block = box * (kStoreBoxCols / 8) + i;
+      // Chunk 2i + t / 2 of the row, 8 bytes into it for odd t.
+      Value chunk =
+          arith::XOrIOp::create(b, loc, kb.add(kb.div(quad, 2), 2 * i), g);
+      Value at = kb.add(kb.add(staged, rowBytes),
+                        kb.add(kb.mul(chunk, 16), kb.mul(kb.rem(quad, 2), 8)));
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t e = 4 * block + 2 * half;
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, b.getF32Type()),
+            ValueRange{LLVM::ExtractValueOp::create(b, loc, acc, e),
+                       LLVM::ExtractValueOp::create(b, loc, acc, e + 1)});
+        LLVM::StoreOp::create(b, loc, pair,
+                              sharedPointer(kb, kb.add(at, half * 8 * 128)),
+                              /*alignment=*/8);
+      }
+    }
+    // The async proxy (the TMA store) reads what the generic proxy wrote.
+    fenceSharedForMma(kb);
+    syncConsumer();
+    kb.when(leader, [&] {
+      int64_t rank = cast<MemRefType>(c.c.memref.getType()).getRank();
+      SmallVector<Value> coords(rank);
+      if (c.c.batchDim >= 0)
+        coords[rank - 1 - c.c.batchDim] = batch;
+      coords[rank - 1 - c.c.rowDim] = row0;
+      coords[rank - 1 - c.c.kDim] = kb.add(n0, box * kStoreBoxCols);
+      storeTensorTile(kb, cMap, coords, staged);
+    });
+  }
+}
+
 void TmaGemmEmitter::emit() {
   MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTmaTileM - 1) / kTmaTileM,
@@ -640,8 +719,19 @@ void TmaGemmEmitter::emit() {
   int64_t items = tilesM * tilesN * c.batch * splits;
   Value aMap = createTensorMap(c.a, kTmaTileM);
   Value bMap = createTensorMap(c.b, tileN);
-  // Tiles start 1024-aligned (the swizzle's period); the barriers follow.
-  int64_t sharedBytes = 1024 + stages * stageBytes + 2 * stages * 8;
+  bool viaTma = storedByTma && splits == 1;
+  Value cMap;
+  if (viaTma) {
+    SmallVector<int64_t> box(cast<MemRefType>(c.c.memref.getType()).getRank(),
+                             1);
+    box[c.c.rowDim] = 64;
+    box[c.c.kDim] = kStoreBoxCols;
+    cMap = sm90::createTensorMap(kb, c.c.memref, box);
+  }
+  // Tiles start 1024-aligned (the swizzle's period), then C's staging
+  // boxes; the barriers follow.
+  int64_t staging = viaTma ? stagingBytes() : 0;
+  int64_t sharedBytes = 1024 + stages * stageBytes + staging + 2 * stages * 8;
   int64_t blocks = std::min(items, kMultiprocessors);
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
@@ -705,7 +795,8 @@ void TmaGemmEmitter::emit() {
                           ctx, gpu::GPUDialect::getWorkgroupAddressSpace())));
   Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
   Value tiles = kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
-  Value barriers = kb.add(tiles, stages * stageBytes);
+  Value boxes = kb.add(tiles, stages * stageBytes);
+  Value barriers = kb.add(boxes, staging);
   auto full = [&](Value s) { return kb.add(barriers, kb.mul(s, 8)); };
   auto empty = [&](Value s) {
     return kb.add(barriers, kb.add(kb.mul(s, 8), stages * 8));
@@ -807,9 +898,16 @@ void TmaGemmEmitter::emit() {
                                                  one);
               arriveAt(kb, empty(position(last).first));
             });
+    Value row0 = kb.add(item.m0, kb.mul(consumer, 64));
+    if (viaTma) {
+      storeByTma(loop.getResult(0), cMap,
+                 kb.add(boxes, kb.mul(consumer, 2 * kStoreBoxBytes)), consumer,
+                 item.batch, row0, item.n0);
+      return count;
+    }
     forEachWarpgroupAccumulatorPair(
-        kb, loop.getResult(0), tileN, kb.add(item.m0, kb.mul(consumer, 64)),
-        item.n0, [&](Value row, Value col, Value pair) {
+        kb, loop.getResult(0), tileN, row0, item.n0,
+        [&](Value row, Value col, Value pair) {
           kb.when(kb.andI(kb.lt(row, c.m), kb.lt(col, c.n)), [&] {
             storeOutputPair(b, loc, c, workspace, item.split, item.batch, row,
                             col, pair);
@@ -817,6 +915,9 @@ void TmaGemmEmitter::emit() {
         });
     return count;
   });
+  // Shared memory must outlive the stores' reads of it.
+  if (viaTma)
+    kb.when(kb.lt(kb.rem(tid, 128), 1), [&] { waitTensorStoreReads(kb, 0); });
   if (workspace)
     addSplits(b, loc, c, launch, workspace, splits);
 }
@@ -844,8 +945,8 @@ struct ConvertLinalgMatmulToNVGPUPass
         if (cast<MemRefType>(l->memref.getType()).getElementType().isF32())
           l->memref = copies.get(b, op, l->memref);
       b.setInsertionPoint(op);
-      if (tma && tensorMapCovers(contraction.a) &&
-          tensorMapCovers(contraction.b))
+      if (tma && tensorMapCovers(contraction.a, b.getBF16Type()) &&
+          tensorMapCovers(contraction.b, b.getBF16Type()))
         TmaGemmEmitter(b, op.getLoc(), contraction).emit();
       else
         GemmEmitter(b, op.getLoc(), contraction).emit();

@@ -288,9 +288,10 @@ Value sm90::createTensorMap(KernelBuilder &kb, Value buffer,
   Location loc = kb.location();
   MLIRContext *ctx = b.getContext();
   auto type = cast<MemRefType>(buffer.getType());
+  Type element = type.getElementType();
   auto descType = nvgpu::TensorMapDescriptorType::get(
       ctx,
-      MemRefType::get(box, b.getBF16Type(), MemRefLayoutAttrInterface(),
+      MemRefType::get(box, element, MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(
                           ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
       nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
@@ -298,8 +299,7 @@ Value sm90::createTensorMap(KernelBuilder &kb, Value buffer,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
   Value unranked = memref::CastOp::create(
-      b, loc, UnrankedMemRefType::get(b.getBF16Type(), type.getMemorySpace()),
-      buffer);
+      b, loc, UnrankedMemRefType::get(element, type.getMemorySpace()), buffer);
   SmallVector<Value> sizes;
   for (int64_t size : box)
     sizes.push_back(kb.idx(size));
@@ -324,6 +324,36 @@ void sm90::loadTensorTile(KernelBuilder &kb, Value map,
       /*l2CacheHint=*/Value(),
       NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
       b.getBoolAttr(false), /*group=*/nullptr, /*predicate=*/Value());
+}
+
+void sm90::storeTensorTile(KernelBuilder &kb, Value map,
+                           ArrayRef<Value> coordinates, Value source) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  SmallVector<Value> at;
+  for (Value c : coordinates)
+    at.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), c));
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      b, loc, map, sharedPointer(kb, source), at, /*l2CacheHint=*/Value(),
+      NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+}
+
+void sm90::waitTensorStoreReads(KernelBuilder &kb, int64_t pending) {
+  OpBuilder &b = kb.builder();
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, kb.location(), pending,
+                                       b.getUnitAttr());
+}
+
+void sm90::syncNamedBarrier(KernelBuilder &kb, Value id, int64_t threads) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  NVVM::BarrierOp::create(
+      b, loc, /*res=*/Type(),
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), id),
+      i32Constant(kb, threads),
+      /*reductionOp=*/nullptr,
+      /*reductionPredicate=*/Value());
 }
 
 Value sm90::swizzledDescriptor(KernelBuilder &kb, Value address, bool kMajor,

@@ -52,6 +52,44 @@ func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<5
 
 // -----
 
+// The same GEMM where C starts as zeros (the fill goes): the kernel writes C
+// through a tensor map of its own (f32, boxes of 64 rows by 32 columns,
+// clipped at the ragged edges), after the ring two 8 KiB boxes a consumer
+// warpgroup. Per box of 32 columns its first thread waits until at most one
+// earlier store still reads shared memory, the warpgroup syncs on its named
+// barrier (1 + consumer), stores its pairs at swizzled places (chunk XOR row
+// mod 8), fences them for the async proxy and syncs again; the first thread
+// issues the TMA store and commits it. The MMAs of the next tile start while
+// the stores drain; before the block ends its stores have read their boxes.
+// CHECK-LABEL: func.func @linear_written
+// CHECK-NOT: linalg.fill
+// CHECK: %[[CC:.*]] = memref.cast %{{.*}} : memref<500x300xf32> to memref<*xf32>
+// CHECK: %[[CM:.*]] = nvgpu.tma.create.descriptor %[[CC]] box[%c64, %c32] : memref<*xf32> -> <tensor = memref<64x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: %[[CP:.*]] = builtin.unrealized_conversion_cast %[[CM]] : {{.*}} to !llvm.ptr
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c230464_i32
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.cp.async.bulk.wait_group 1 {read}
+// CHECK: nvvm.barrier id = %[[ID:.*]] number_of_threads = %c128_i32
+// CHECK: arith.xori
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %c128_i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[CP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-COUNT-7: nvvm.cp.async.bulk.tensor.global.shared.cta %[[CP]]
+// CHECK-NOT: vector.store
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: gpu.terminator
+func.func @linear_written(%x: memref<500x256xf32>, %w: memref<300x256xf32>, %y: memref<500x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<500x300xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : memref<500x256xf32>, memref<300x256xf32>) outs(%y : memref<500x300xf32>)
+  return
+}
+
+// -----
+
 // Attention's P V (batched, V's rows contiguous: N-major): rank-3 maps with
 // a batch box of 1; V's box is 64 rows by 64 K, and the MMAs read B
 // transposed. N = 64 takes the 128-column tile; the 64 work items (4 tiles

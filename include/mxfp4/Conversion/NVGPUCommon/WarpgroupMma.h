@@ -188,7 +188,7 @@ void arriveExpectingBytesAt(KernelBuilder &kb, Value barrier, int64_t bytes);
 /// mbarrier at `barrier` has completed.
 void waitAt(KernelBuilder &kb, Value barrier, Value parity);
 
-/// A TMA tensor map of the bf16 buffer `buffer` (identity or strided
+/// A TMA tensor map of the bf16 or f32 buffer `buffer` (identity or strided
 /// layout, made on the host: the host plan records it) with box `box`
 /// (outermost first), the 128-byte swizzle, zeros out of bounds and 256-byte
 /// L2 promotion, as the pointer a kernel takes (the driver's copy of it).
@@ -200,6 +200,23 @@ Value createTensorMap(KernelBuilder &kb, Value buffer, ArrayRef<int64_t> box);
 /// completing its bytes on the mbarrier at `barrier`.
 void loadTensorTile(KernelBuilder &kb, Value map, ArrayRef<Value> coordinates,
                     Value dest, Value barrier);
+
+/// A TMA store (`cp.async.bulk.tensor`, shared to global, tile mode) of the
+/// box at shared byte address `source` to `coordinates` (index, innermost
+/// first) of the tensor map `map`, clipped at the tensor's edges, committed
+/// as a bulk async-group of its own. Writes to `source` by the block's
+/// threads must be fenced for the async proxy (fenceSharedForMma) and
+/// synchronized before it.
+void storeTensorTile(KernelBuilder &kb, Value map, ArrayRef<Value> coordinates,
+                     Value source);
+
+/// Waits until at most `pending` of this thread's bulk async-groups (TMA
+/// stores) have yet to read their shared memory.
+void waitTensorStoreReads(KernelBuilder &kb, int64_t pending);
+
+/// Synchronizes the `threads` threads (a multiple of 32) that reach named
+/// barrier `id` (index, 1 to 15; 0 is the block's).
+void syncNamedBarrier(KernelBuilder &kb, Value id, int64_t threads);
 
 /// Calls `body(row, col, pair)` for each pair of adjacent accumulators of
 /// the m64nN tile `acc` (columns col, col + 1 of row `row`, vector<2xf32>)
