@@ -447,7 +447,7 @@ void GemmEmitter::emit() {
   auto store = [&](ArrayRef<Value> chunks, Value stage) {
     storeChunks(chunks.take_front(2), c.a.kInnermost(), aTile, stage);
     storeChunks(chunks.drop_front(2), c.b.kInnermost(), bTile, stage);
-    fenceSharedForMma(kb);
+    fenceSharedForAsyncProxy(kb);
   };
   // Two stages: the MMAs of one run while the threads store the next, whose
   // global loads were issued a step earlier.
@@ -687,8 +687,8 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
                               /*alignment=*/8);
       }
     }
-    // The async proxy (the TMA store) reads what the generic proxy wrote.
-    fenceSharedForMma(kb);
+    // The TMA store (the async proxy) reads what the threads wrote.
+    fenceSharedForAsyncProxy(kb);
     syncConsumer();
     kb.when(leader, [&] {
       int64_t rank = cast<MemRefType>(c.c.memref.getType()).getRank();

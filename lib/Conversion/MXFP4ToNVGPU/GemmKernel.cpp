@@ -649,7 +649,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
     expandB(firstStep, 0, 0);
   SmallVector<Value> aRegs = expandA(firstStep, 0);
   if (!c.expandedB) {
-    fenceSharedForMma(kb);
+    fenceSharedForAsyncProxy(kb);
     gpu::BarrierOp::create(b, loc);
   }
   SmallVector<Value> inits = {zeroAccumulators(kb, kTile)};
@@ -699,7 +699,7 @@ void GemmBuilder::build(gpu::GPUFuncOp func) {
       }
       expandB(source, (j + 1) % 4, (j + 1) % kGemmBStages);
       a = expandA(source, (j + 1) % 4);
-      fenceSharedForMma(kb);
+      fenceSharedForAsyncProxy(kb);
       // After the fence, which waits for the thread's loads in flight
       // (ptxas: MEMBAR.ALL.CTA): they then have a stage's time.
       if (j < 2)

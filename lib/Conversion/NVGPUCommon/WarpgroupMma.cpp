@@ -220,7 +220,7 @@ void sm90::waitWarpgroupMmas(KernelBuilder &kb, int64_t pending) {
                                      b.getI64IntegerAttr(pending));
 }
 
-void sm90::fenceSharedForMma(KernelBuilder &kb) {
+void sm90::fenceSharedForAsyncProxy(KernelBuilder &kb) {
   OpBuilder &b = kb.builder();
   NVVM::FenceProxyOp::create(
       b, kb.location(),

@@ -117,9 +117,9 @@ Value accumulatorStruct(KernelBuilder &kb, ArrayRef<Value> fragments);
 /// (the latest) are still running.
 void waitWarpgroupMmas(KernelBuilder &kb, int64_t pending = 0);
 
-/// Makes this thread's stores to shared memory visible to later wgmmas (the
-/// async proxy); a barrier must follow.
-void fenceSharedForMma(KernelBuilder &kb);
+/// Makes this thread's stores to shared memory visible to the async proxy
+/// (later wgmmas, TMA stores); a barrier must follow.
+void fenceSharedForAsyncProxy(KernelBuilder &kb);
 
 /// Barriers (mbarriers) in `barriers`, a workgroup buffer of i64: thread 0
 /// initializes barrier i to complete a phase at `arrivals[i]` arrivals (and
@@ -205,7 +205,7 @@ void loadTensorTile(KernelBuilder &kb, Value map, ArrayRef<Value> coordinates,
 /// box at shared byte address `source` to `coordinates` (index, innermost
 /// first) of the tensor map `map`, clipped at the tensor's edges, committed
 /// as a bulk async-group of its own. Writes to `source` by the block's
-/// threads must be fenced for the async proxy (fenceSharedForMma) and
+/// threads must be fenced for the async proxy (fenceSharedForAsyncProxy) and
 /// synchronized before it.
 void storeTensorTile(KernelBuilder &kb, Value map, ArrayRef<Value> coordinates,
                      Value source);
