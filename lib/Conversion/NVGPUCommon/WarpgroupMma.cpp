@@ -310,14 +310,23 @@ Value sm90::createTensorMap(KernelBuilder &kb, Value buffer,
       .getResult(0);
 }
 
+/// A tile's coordinates (index) as the i32 a bulk tensor copy takes.
+static SmallVector<Value> tensorCoordinates(KernelBuilder &kb,
+                                            ArrayRef<Value> coordinates) {
+  OpBuilder &b = kb.builder();
+  SmallVector<Value> at;
+  for (Value c : coordinates)
+    at.push_back(
+        arith::IndexCastOp::create(b, kb.location(), b.getI32Type(), c));
+  return at;
+}
+
 void sm90::loadTensorTile(KernelBuilder &kb, Value map,
                           ArrayRef<Value> coordinates, Value dest,
                           Value barrier) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  SmallVector<Value> at;
-  for (Value c : coordinates)
-    at.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), c));
+  SmallVector<Value> at = tensorCoordinates(kb, coordinates);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       b, loc, clusterPointer(kb, dest), map, at, sharedPointer(kb, barrier),
       /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
@@ -330,9 +339,7 @@ void sm90::storeTensorTile(KernelBuilder &kb, Value map,
                            ArrayRef<Value> coordinates, Value source) {
   OpBuilder &b = kb.builder();
   Location loc = kb.location();
-  SmallVector<Value> at;
-  for (Value c : coordinates)
-    at.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), c));
+  SmallVector<Value> at = tensorCoordinates(kb, coordinates);
   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
       b, loc, map, sharedPointer(kb, source), at, /*l2CacheHint=*/Value(),
       NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
