@@ -274,6 +274,13 @@ static SmallVector<Value> indices(const ContractionOperand &l, Value batch,
   return idx;
 }
 
+/// The TMA box coordinates of (batch, row, k) of `l`: its memref indices,
+/// innermost first.
+static SmallVector<Value> boxCoordinates(const ContractionOperand &l,
+                                         Value batch, Value row, Value k) {
+  return llvm::to_vector(llvm::reverse(indices(l, batch, row, k)));
+}
+
 /// True if every pair of adjacent columns of `memref` starts 8-byte aligned.
 static bool pairsAligned(Value memref) {
   SmallVector<int64_t> strides;
@@ -625,15 +632,9 @@ Value TmaGemmEmitter::createTensorMap(const ContractionOperand &l,
 void TmaGemmEmitter::loadTile(const ContractionOperand &l, Value map,
                               int64_t tileRows, Value batch, Value row0,
                               Value k0, Value dest, Value barrier) {
-  int64_t rank = cast<MemRefType>(l.memref.getType()).getRank();
   int64_t boxes = l.kInnermost() ? 1 : tileRows / 64;
   for (int64_t i = 0; i < boxes; ++i) {
-    // Coordinates innermost first.
-    SmallVector<Value> at(rank);
-    if (l.batchDim >= 0)
-      at[rank - 1 - l.batchDim] = batch;
-    at[rank - 1 - l.rowDim] = kb.add(row0, i * 64);
-    at[rank - 1 - l.kDim] = k0;
+    SmallVector<Value> at = boxCoordinates(l, batch, kb.add(row0, i * 64), k0);
     // An M- or N-major box is 64 rows by the K step: 8 KiB.
     loadTensorTile(kb, map, at, kb.add(dest, i * 64 * kSwizzledStepK * 2),
                    barrier);
@@ -691,13 +692,10 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
     fenceSharedForAsyncProxy(kb);
     syncConsumer();
     kb.when(leader, [&] {
-      int64_t rank = cast<MemRefType>(c.c.memref.getType()).getRank();
-      SmallVector<Value> coords(rank);
-      if (c.c.batchDim >= 0)
-        coords[rank - 1 - c.c.batchDim] = batch;
-      coords[rank - 1 - c.c.rowDim] = row0;
-      coords[rank - 1 - c.c.kDim] = kb.add(n0, box * kStoreBoxCols);
-      storeTensorTile(kb, cMap, coords, staged);
+      storeTensorTile(
+          kb, cMap,
+          boxCoordinates(c.c, batch, row0, kb.add(n0, box * kStoreBoxCols)),
+          staged);
     });
   }
 }
