@@ -12,8 +12,8 @@ Cases:
   bf16 results): within 1e-5 of the result's largest magnitude (summation
   order);
 - high-precision linalg contractions on bf16 tensor cores (every
-  transposition, batches, ragged K): within 1e-5 of the product of the
-  bf16-rounded operands;
+  transposition, batches, ragged K, C added to): within 1e-5 of the product
+  of the bf16-rounded operands (plus C's prior values);
 - fused causal attention (the composites' FlashAttention kernels, bf16
   tensor cores, heads of 64 and 128) against their f32 decomposition on
   the CPU: forward (o,
@@ -274,7 +274,12 @@ CONTRACTIONS = [
     (0, 256, 128, 4096, "km", "kn"),  # a weight gradient: K split 8 ways
     (0, 200, 144, 4096, "mk", "nk"),  # K-contiguous, ragged M and N, K split
 ]
-for i, (batch, m, n, k, la, lb) in enumerate(wanted("contraction", CONTRACTIONS)):
+# Contractions that add to C (a residual sum: C = X + A B, the kernel loads
+# X's boxes by TMA): ragged M and N, and batched.
+ADDING = [(0, 300, 200, 96, "mk", "nk"), (4, 96, 160, 64, "mk", "kn")]
+for i, (batch, m, n, k, la, lb) in enumerate(
+        wanted("contraction", CONTRACTIONS + ADDING)):
+    adds = i >= len(CONTRACTIONS)
     dims = {"m": m, "n": n, "k": k}
     lead = (batch,) if batch else ()
     a_shape = lead + tuple(dims[d] for d in la)
@@ -290,18 +295,27 @@ for i, (batch, m, n, k, la, lb) in enumerate(wanted("contraction", CONTRACTIONS)
         maps = ", ".join(f"affine_map<(d0, d1, d2) -> {x}>" for x in
                          (MAPS[la], MAPS[lb], "(d0, d1)"))
         op = f"linalg.matmul indexing_maps = [{maps}] ins(%a, %b : {at}, {bt}) outs(%z : {ct}) -> {ct}"
-    mlir = (f"func.func @mm(%a: {at}, %b: {bt}) -> {ct} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n"
-            f"  %e = tensor.empty() : {ct}\n"
-            f"  %z = linalg.fill ins(%zero : f32) outs(%e : {ct}) -> {ct}\n"
-            f"  %c = {op}\n"
-            f"  return %c : {ct}\n}}\n")
-    add_case(f"contraction{i}", mlir, "mm", [a, b], 1, "1e-5")
+    if adds:
+        x = rng.standard_normal(c_shape).astype(np.float32)
+        mlir = (f"func.func @mm(%a: {at}, %b: {bt}, %z: {ct}) -> {ct} {{\n"
+                f"  %c = {op}\n"
+                f"  return %c : {ct}\n}}\n")
+    else:
+        mlir = (f"func.func @mm(%a: {at}, %b: {bt}) -> {ct} {{\n"
+                f"  %zero = arith.constant 0.0 : f32\n"
+                f"  %e = tensor.empty() : {ct}\n"
+                f"  %z = linalg.fill ins(%zero : f32) outs(%e : {ct}) -> {ct}\n"
+                f"  %c = {op}\n"
+                f"  return %c : {ct}\n}}\n")
+    add_case(f"contraction{i}", mlir, "mm", [a, b] + ([x] if adds else []), 1,
+             "1e-5")
     ea = "bmk" if batch else la
     eb = ("b" if batch else "") + lb
     want = np.einsum(f"{ea},{eb}->{'b' if batch else ''}mn",
                      bf16_round(a).astype(np.float64),
-                     bf16_round(b).astype(np.float64)).astype(np.float32)
+                     bf16_round(b).astype(np.float64))
+    # The kernel adds X to the finished f32 sum.
+    want = want.astype(np.float32) + x if adds else want.astype(np.float32)
     np.save(os.path.join(out, f"contraction{i}", "cpu0.npy"), want)
 
 

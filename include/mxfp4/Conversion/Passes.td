@@ -293,12 +293,16 @@ def ConvertLinalgMatmulToNVGPUPass
     their tiles cannot fill the device.
 
     A GEMM whose output was just zero-filled overwrites it (the fill or the
-    copy of shared zeros is dropped). In the TMA kernel such an output, when
-    a tensor map can describe it and K is not split, gets a map of its own
-    (f32, boxes of 64 rows by 32 columns) and is written by TMA stores
-    (`cp.async.bulk.tensor` shared to global) from two swizzled 8 KiB boxes
-    a consumer warpgroup, behind the ring (230,464 bytes of shared memory a
-    block): a tile's stores drain while the next tile multiplies.
+    copy of shared zeros is dropped); otherwise it adds its whole sum to the
+    output's values. In the TMA kernel an output a tensor map can describe,
+    where K is not split, gets a map of its own (f32, boxes of 64 rows by 32
+    columns) and is written by TMA stores (`cp.async.bulk.tensor` shared to
+    global) from two swizzled 8 KiB boxes a consumer warpgroup, behind the
+    ring (230,464 bytes of shared memory a block): a tile's stores drain
+    while the next tile multiplies. An output added to (a residual sum)
+    comes into those boxes by TMA loads first, under an mbarrier a box (32
+    bytes more): the first two while the tile's first MMAs run, each later
+    one once the store two boxes back has read its box.
     Contractions it does not cover (non-unit innermost strides, contiguous
     extents that are not multiples of 32, odd N, other element types) are
     left for `convert-linalg-to-gpu-launch`.

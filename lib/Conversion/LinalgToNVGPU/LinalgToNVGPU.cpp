@@ -28,12 +28,16 @@
 // contiguous), keep one group in flight and release the previous stage on
 // its `empty` mbarrier. `setmaxnreg` moves registers from the producer to
 // the consumers' accumulators. Blocks walk the tiles in groups of 8 along
-// M, so that a wave reads each B tile from L2 several times. Where C is
-// written rather than added to (and unsplit), each consumer stages its
-// rows 32 columns at a time in two swizzled boxes and one thread issues a
-// TMA store of each: the f32 C of a short-K GEMM (the pilot's K = 512) is
-// as many bytes to write as its MMAs take time, and the stores then drain
-// while the block's next tile multiplies instead of before it starts.
+// M, so that a wave reads each B tile from L2 several times. Where a
+// tensor map can describe the f32 C (and K is unsplit), each consumer
+// stages its rows 32 columns at a time in two swizzled boxes and one thread
+// issues a TMA store of each: the f32 C of a short-K GEMM (the pilot's K =
+// 512) is as many bytes to write as its MMAs take time, and the stores then
+// drain while the block's next tile multiplies instead of before it starts.
+// Where C is added to (the residual sums), a TMA load brings each box of
+// the prior C first: the first two go out during the tile's first MMAs, each
+// later one as soon as the store two boxes back has read its box, so no
+// thread waits on a global load of its own.
 //
 // Other contractions with unit innermost strides take the register-staged
 // kernel: 128 x 128 tiles, every K step of 32 moved 8 bf16 a thread per
@@ -576,8 +580,7 @@ public:
       : b(b), loc(loc), kb(b, loc, BoundsMode::guarded), c(c),
         tileN(c.n > 128 ? 256 : 128),
         stageBytes((kTmaTileM + tileN) * kSwizzledStepK * 2),
-        storedByTma(c.overwrite &&
-                    tensorMapCovers(c.c, Float32Type::get(b.getContext()))),
+        storedByTma(tensorMapCovers(c.c, Float32Type::get(b.getContext()))),
         stages(std::min<int64_t>(4, (kMaxSharedBytes - 2048 - stagingBytes()) /
                                         stageBytes)) {}
 
@@ -599,20 +602,28 @@ private:
   Value descriptor(const ContractionOperand &l, Value base, int64_t k);
   /// Shared memory for C's TMA stores: two boxes a consumer warpgroup.
   int64_t stagingBytes() const { return storedByTma ? 4 * kStoreBoxBytes : 0; }
+  /// In a consumer warpgroup's first thread, where C is added to: the TMA
+  /// load of box `box` (32 columns from n0 + 32 box, rows row0 .. row0 + 63)
+  /// of C's map `cMap` into staging box `box % 2` at `boxes`, completing on
+  /// that box's mbarrier in `loaded`.
+  void loadBox(int64_t box, Value cMap, Value boxes, Value loaded, Value batch,
+               Value row0, Value n0);
   /// In a consumer warpgroup: stores its accumulators `acc` (rows row0 ..
-  /// row0 + 63 of C from column n0) through its two staging boxes at
-  /// `boxes`, one TMA store of C's map `cMap` a box of 32 columns.
-  void storeByTma(Value acc, Value cMap, Value boxes, Value consumer,
-                  Value batch, Value row0, Value n0);
+  /// row0 + 63 of C from column n0), plus C's prior values where C is added
+  /// to, through its two staging boxes at `boxes`, one TMA store of C's map
+  /// `cMap` a box of 32 columns. Adding, the first two boxes' loads are in
+  /// flight and `loaded` holds the boxes' two mbarriers.
+  void storeByTma(Value acc, Value cMap, Value boxes, Value loaded,
+                  Value consumer, Value batch, Value row0, Value n0);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
   const LinalgContraction &c;
   int64_t tileN, stageBytes;
-  /// C is written, not added to, and a tensor map can describe it: the
-  /// consumers stage each tile's rows in shared memory and TMA stores write
-  /// them while the next tile's MMAs run (where unsplit).
+  /// A tensor map can describe C: the consumers stage each tile's rows in
+  /// shared memory (loaded by TMA first where C is added to) and TMA stores
+  /// write them while the next tile's MMAs run (where unsplit).
   bool storedByTma;
   int64_t stages;
 };
@@ -650,9 +661,19 @@ Value TmaGemmEmitter::descriptor(const ContractionOperand &l, Value base,
                             64 * kSwizzledStepK * 2);
 }
 
+void TmaGemmEmitter::loadBox(int64_t box, Value cMap, Value boxes, Value loaded,
+                             Value batch, Value row0, Value n0) {
+  Value barrier = kb.add(loaded, (box % 2) * 8);
+  arriveExpectingBytesAt(kb, barrier, kStoreBoxBytes);
+  loadTensorTile(
+      kb, cMap,
+      boxCoordinates(c.c, batch, row0, kb.add(n0, box * kStoreBoxCols)),
+      kb.add(boxes, (box % 2) * kStoreBoxBytes), barrier);
+}
+
 void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
-                                Value consumer, Value batch, Value row0,
-                                Value n0) {
+                                Value loaded, Value consumer, Value batch,
+                                Value row0, Value n0) {
   // Thread 4g + t of warp w holds rows 16w + g and 16w + g + 8 of the
   // warpgroup's 64, columns 8i + 2t and 8i + 2t + 1 of each block i of 8.
   // A box row is 128 bytes whose 16-byte chunks the 128-byte swizzle
@@ -664,12 +685,21 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
   Value leader = kb.lt(t, 1);
   // Each consumer warpgroup syncs on a named barrier of its own (1 or 2).
   auto syncConsumer = [&] { syncNamedBarrier(kb, kb.add(consumer, 1), 128); };
-  for (int64_t box = 0; box < tileN / kStoreBoxCols; ++box) {
+  bool adds = !c.overwrite;
+  int64_t boxCount = tileN / kStoreBoxCols;
+  for (int64_t box = 0; box < boxCount; ++box) {
     Value staged = kb.add(boxes, (box % 2) * kStoreBoxBytes);
-    // The box's last store (two boxes ago, or the previous tile's) has read
-    // it; then every thread may overwrite it.
-    kb.when(leader, [&] { waitTensorStoreReads(kb, 1); });
-    syncConsumer();
+    if (adds) {
+      // The box's load has landed (the mbarrier's completion makes its
+      // bytes visible). A box is loaded boxCount / 2 times a tile, an even
+      // count, so the parity of its n-th load is that of n in every tile.
+      waitAt(kb, kb.add(loaded, (box % 2) * 8), kb.idx((box / 2) % 2));
+    } else {
+      // The box's last store (two boxes ago, or the previous tile's) has
+      // read it; then every thread may overwrite it.
+      kb.when(leader, [&] { waitTensorStoreReads(kb, 1); });
+      syncConsumer();
+    }
     for (int64_t i = 0; i < kStoreBoxCols / 8; ++i) {
       int64_t block = box * (kStoreBoxCols / 8) + i;
       // Chunk 2i + t / 2 of the row, 8 bytes into it for odd t.
@@ -679,13 +709,19 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
                         kb.add(kb.mul(chunk, 16), kb.mul(kb.rem(quad, 2), 8)));
       for (int64_t half = 0; half < 2; ++half) {
         int64_t e = 4 * block + 2 * half;
+        auto pairType = VectorType::get({2}, b.getF32Type());
         Value pair = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, b.getF32Type()),
+            b, loc, pairType,
             ValueRange{LLVM::ExtractValueOp::create(b, loc, acc, e),
                        LLVM::ExtractValueOp::create(b, loc, acc, e + 1)});
-        LLVM::StoreOp::create(b, loc, pair,
-                              sharedPointer(kb, kb.add(at, half * 8 * 128)),
-                              /*alignment=*/8);
+        Value pointer = sharedPointer(kb, kb.add(at, half * 8 * 128));
+        // The prior C plus the whole sum, as the register stores add.
+        if (adds)
+          pair = arith::AddFOp::create(
+              b, loc,
+              LLVM::LoadOp::create(b, loc, pairType, pointer, /*alignment=*/8),
+              pair);
+        LLVM::StoreOp::create(b, loc, pair, pointer, /*alignment=*/8);
       }
     }
     // The TMA store (the async proxy) reads what the threads wrote.
@@ -696,6 +732,12 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
           kb, cMap,
           boxCoordinates(c.c, batch, row0, kb.add(n0, box * kStoreBoxCols)),
           staged);
+      // The load two boxes ahead refills this box once the store has read
+      // it (the threads' accesses to it preceded the barrier above).
+      if (adds && box + 2 < boxCount) {
+        waitTensorStoreReads(kb, 0);
+        loadBox(box + 2, cMap, boxes, loaded, batch, row0, n0);
+      }
     });
   }
 }
@@ -727,9 +769,12 @@ void TmaGemmEmitter::emit() {
     cMap = sm90::createTensorMap(kb, c.c.memref, box);
   }
   // Tiles start 1024-aligned (the swizzle's period), then C's staging
-  // boxes; the barriers follow.
+  // boxes; the barriers follow: the ring's, then where C is added to, one
+  // for the loads of each staging box.
   int64_t staging = viaTma ? stagingBytes() : 0;
-  int64_t sharedBytes = 1024 + stages * stageBytes + staging + 2 * stages * 8;
+  bool loadsC = viaTma && !c.overwrite;
+  int64_t sharedBytes = 1024 + stages * stageBytes + staging + 2 * stages * 8 +
+                        (loadsC ? 4 * 8 : 0);
   int64_t blocks = std::min(items, kMultiprocessors);
   Value one = kb.idx(1);
   auto launch = gpu::LaunchOp::create(
@@ -803,13 +848,24 @@ void TmaGemmEmitter::emit() {
   auto bStage = [&](Value s) {
     return kb.add(aStage(s), kTmaTileM * kSwizzledStepK * 2);
   };
+  // Consumer `consumer`'s two staging boxes, and their loads' mbarriers.
+  auto consumerBoxes = [&](Value consumer) {
+    return kb.add(boxes, kb.mul(consumer, 2 * kStoreBoxBytes));
+  };
+  auto boxLoads = [&](Value consumer) {
+    return kb.add(barriers, kb.add(kb.mul(consumer, 16), 2 * stages * 8));
+  };
   // A stage fills when the producer's TMA bytes land; it empties when each
-  // of the 8 consumer warps has finished the MMAs that read it.
+  // of the 8 consumer warps has finished the MMAs that read it. A staging
+  // box's load completes with its bytes.
   kb.when(kb.lt(tid, 1), [&] {
     for (int64_t s = 0; s < stages; ++s) {
       initBarrierAt(kb, full(kb.idx(s)), 1);
       initBarrierAt(kb, empty(kb.idx(s)), 8);
     }
+    if (loadsC)
+      for (int64_t i = 0; i < 4; ++i)
+        initBarrierAt(kb, kb.add(barriers, 2 * stages * 8 + i * 8), 1);
   });
   gpu::BarrierOp::create(b, loc);
 
@@ -860,6 +916,7 @@ void TmaGemmEmitter::emit() {
   Value consumer = arith::SubIOp::create(b, loc, warpgroup, one);
   Value lane = kb.rem(tid, 32);
   forEachItem([&](const Item &item, Value passed) {
+    Value row0 = kb.add(item.m0, kb.mul(consumer, 64));
     auto loop = scf::ForOp::create(b, loc, item.firstStep, item.lastStep, one,
                                    ValueRange{zeroAccumulators(kb, tileN)});
     Value count = stepCount(item);
@@ -880,6 +937,19 @@ void TmaGemmEmitter::emit() {
       Value acc =
           issueWarpgroupMmas(kb, slices, tileN, c.a.kInnermost(),
                              c.b.kInnermost(), loop.getRegionIterArgs()[0]);
+      // Where C is added to, the consumer's first thread loads the prior
+      // C's first two boxes while the tile's first MMAs run, once the
+      // previous tile's stores have read the staging boxes.
+      if (loadsC)
+        kb.when(kb.andI(kb.lt(kb.rem(tid, 128), 1),
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              i, item.firstStep)),
+                [&] {
+                  waitTensorStoreReads(kb, 0);
+                  for (int64_t box = 0; box < 2; ++box)
+                    loadBox(box, cMap, consumerBoxes(consumer),
+                            boxLoads(consumer), item.batch, row0, item.n0);
+                });
       // The previous step's MMAs are done: its stage can refill.
       waitWarpgroupMmas(kb, 1);
       kb.when(kb.andI(kb.lt(item.firstStep, i), kb.lt(lane, 1)), [&] {
@@ -890,17 +960,13 @@ void TmaGemmEmitter::emit() {
     }
     // The item's last stage is free once its MMAs are.
     waitWarpgroupMmas(kb, 0);
-    kb.when(kb.andI(kb.lt(item.firstStep, item.lastStep), kb.lt(lane, 1)),
-            [&] {
-              Value last = arith::SubIOp::create(b, loc, kb.add(passed, count),
-                                                 one);
-              arriveAt(kb, empty(position(last).first));
-            });
-    Value row0 = kb.add(item.m0, kb.mul(consumer, 64));
+    kb.when(kb.andI(kb.lt(item.firstStep, item.lastStep), kb.lt(lane, 1)), [&] {
+      Value last = arith::SubIOp::create(b, loc, kb.add(passed, count), one);
+      arriveAt(kb, empty(position(last).first));
+    });
     if (viaTma) {
-      storeByTma(loop.getResult(0), cMap,
-                 kb.add(boxes, kb.mul(consumer, 2 * kStoreBoxBytes)), consumer,
-                 item.batch, row0, item.n0);
+      storeByTma(loop.getResult(0), cMap, consumerBoxes(consumer),
+                 boxLoads(consumer), consumer, item.batch, row0, item.n0);
       return count;
     }
     forEachWarpgroupAccumulatorPair(

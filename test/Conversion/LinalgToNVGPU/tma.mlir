@@ -10,6 +10,16 @@
 // flight and release the previous stage, and the item's last one after
 // it. Blocks are persistent: each walks work items (here 8 tiles, 8
 // blocks) with the ring's position carried from item to item.
+//
+// C is added to: it gets a tensor map of its own (f32, boxes of 64 rows by
+// 32 columns) and each consumer warpgroup two 8 KiB staging boxes after the
+// ring, each with an mbarrier. During the tile's first MMAs the consumer's
+// first thread waits until the previous tile's stores have read the boxes
+// and loads C's first two boxes. Per box the warpgroup waits for its load,
+// adds the sum's pairs to C's at swizzled places, fences them for the async
+// proxy and syncs on its named barrier (1 + consumer); the first
+// thread issues the TMA store, waits until it has read the box and loads
+// the box two ahead into it.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[XH:.*]] = memref.alloc() : memref<512x256xbf16>
 // CHECK: %[[WH:.*]] = memref.alloc() : memref<512x256xbf16>
@@ -19,8 +29,12 @@
 // CHECK: %[[WC:.*]] = memref.cast %[[WH]] : memref<512x256xbf16> to memref<*xbf16>
 // CHECK: %[[WM:.*]] = nvgpu.tma.create.descriptor %[[WC]] box[%c256, %c64]
 // CHECK: %[[WP:.*]] = builtin.unrealized_conversion_cast %[[WM]] : {{.*}} to !llvm.ptr
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c197696_i32
+// CHECK: %[[CC:.*]] = memref.cast %{{.*}} : memref<512x512xf32> to memref<*xf32>
+// CHECK: %[[CM:.*]] = nvgpu.tma.create.descriptor %[[CC]] box[%c64, %c32] : memref<*xf32> -> <tensor = memref<64x32xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: %[[CP:.*]] = builtin.unrealized_conversion_cast %[[CM]] : {{.*}} to !llvm.ptr
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c230496_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c8_i32
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: gpu.barrier
 // CHECK: nvvm.setmaxregister  decrease 40
@@ -36,13 +50,25 @@
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[CP]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: scf.yield
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// CHECK: vector.load %{{.*}} : memref<512x512xf32>, vector<2xf32>
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[CP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[CP]]
+// CHECK-NOT: vector.load %{{.*}} : memref<512x512xf32>
 // CHECK-NOT: linalg.matmul
 func.func @linear(%x: memref<512x256xf32>, %w: memref<512x256xf32>, %y: memref<512x512xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
@@ -97,7 +123,7 @@ func.func @linear_written(%x: memref<500x256xf32>, %w: memref<300x256xf32>, %y: 
 // CHECK-LABEL: func.func @pv
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c128, %c64] : memref<*xbf16> -> <tensor = memref<1x128x64xbf16
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x64x64xbf16
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c132160_i32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c384, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c164960_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 func.func @pv(%p: memref<16x512x512xf32>, %v: memref<16x512x64xf32>, %o: memref<16x512x64xf32>) {
