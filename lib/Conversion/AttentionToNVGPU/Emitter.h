@@ -100,10 +100,6 @@ private:
     return mxfp4::sectionHeads(s, keyBlocks, kRows, stepRows,
                                132 * blocksPerSM);
   }
-  /// The 1024-byte aligned (the 128-byte swizzle's period) shared byte
-  /// address of the launch's dynamic shared memory, which has 1024 bytes
-  /// to spare for it.
-  Value sharedBase();
   /// The walk of k and v that the forward and the query kernel share: two
   /// stages of `keys`-row tiles of each (`tileBytes` a tile) from shared
   /// byte address `base` + `tilesAt`, k's two then v's, under mbarriers

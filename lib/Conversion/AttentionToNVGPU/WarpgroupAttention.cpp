@@ -28,7 +28,6 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
@@ -49,18 +48,6 @@ void Emitter::loadRows(Value map, int64_t rows, Value h, Value pos0, Value dest,
   for (int64_t box = 0; box < s.headDim / 64; ++box)
     loadTensorTile(kb, map, {kb.idx(64 * box), h, pos0, batchIndex},
                    kb.add(dest, box * rows * 128), barrier);
-}
-
-Value Emitter::sharedBase() {
-  MLIRContext *ctx = b.getContext();
-  Value shared = gpu::DynamicSharedMemoryOp::create(
-      b, loc,
-      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                      MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(
-                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())));
-  Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
-  return kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
 }
 
 Value Emitter::stageTile(const KeyStages &st, int64_t which, Value stage) {
@@ -150,7 +137,7 @@ void Emitter::forwardWarpgroup(Value q, Value k, Value v, Value o, Value lse) {
   // Three blocks an SM at head dim 64, two at 128 (shared memory).
   open("fwd", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8,
        sectionHeads(/*keyBlocks=*/false, keys, s.headDim == 64 ? 3 : 2));
-  Value qBase = sharedBase();
+  Value qBase = swizzleAlignedSharedBase(kb);
   Value qBarrier = kb.add(qBase, barriersAt);
   KeyStages keyStages{kMap, vMap, qBase, qBytes, qBarrier, keys, kvBytes};
   QueryBlock queries = queryBlock();
@@ -213,7 +200,7 @@ void Emitter::backwardQueriesWarpgroup(Value q, Value k, Value v, Value lse,
   // Four blocks an SM at head dim 64, two at 128 (shared memory).
   open("bwd_dq", queryRows() / kRows, 0, 0, 0, 1024 + barriersAt + 5 * 8,
        sectionHeads(/*keyBlocks=*/false, keys, s.headDim == 64 ? 4 : 2));
-  Value qBase = sharedBase(), dOBase = kb.add(qBase, tileBytes);
+  Value qBase = swizzleAlignedSharedBase(kb), dOBase = kb.add(qBase, tileBytes);
   Value qBarrier = kb.add(qBase, barriersAt);
   KeyStages keyStages{kMap,     vMap, qBase,    2 * tileBytes,
                       qBarrier, keys, tileBytes};
@@ -290,7 +277,7 @@ void Emitter::backwardKeysWarpgroup(Value q, Value k, Value v, Value lse,
   open("bwd_dkdv", s.seq / kRows, 0, 0, s.headDim == 64 ? blocksPerSM : 0,
        1024 + barriersAt + 3 * 8,
        sectionHeads(/*keyBlocks=*/true, rows, blocksPerSM));
-  Value kBase = sharedBase(), vBase = kb.add(kBase, tileBytes);
+  Value kBase = swizzleAlignedSharedBase(kb), vBase = kb.add(kBase, tileBytes);
   auto qBase = [&](Value stage) {
     return kb.add(kb.add(kBase, 2 * tileBytes), kb.mul(stage, 2 * tileBytes));
   };

@@ -743,7 +743,6 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
 }
 
 void TmaGemmEmitter::emit() {
-  MLIRContext *ctx = b.getContext();
   int64_t tilesM = (c.m + kTmaTileM - 1) / kTmaTileM,
           tilesN = (c.n + tileN - 1) / tileN;
   int64_t steps = (c.k + kSwizzledStepK - 1) / kSwizzledStepK;
@@ -830,14 +829,7 @@ void TmaGemmEmitter::emit() {
     scf::YieldOp::create(b, loc, ValueRange{kb.add(passed, count)});
   };
 
-  Value shared = gpu::DynamicSharedMemoryOp::create(
-      b, loc,
-      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                      MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(
-                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())));
-  Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
-  Value tiles = kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
+  Value tiles = swizzleAlignedSharedBase(kb);
   Value boxes = kb.add(tiles, stages * stageBytes);
   Value barriers = kb.add(boxes, staging);
   auto full = [&](Value s) { return kb.add(barriers, kb.mul(s, 8)); };

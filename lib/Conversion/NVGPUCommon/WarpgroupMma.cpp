@@ -363,6 +363,20 @@ void sm90::syncNamedBarrier(KernelBuilder &kb, Value id, int64_t threads) {
       /*reductionPredicate=*/Value());
 }
 
+Value sm90::swizzleAlignedSharedBase(KernelBuilder &kb) {
+  OpBuilder &b = kb.builder();
+  Location loc = kb.location();
+  MLIRContext *ctx = b.getContext();
+  Value shared = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())));
+  Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
+  return kb.mul(kb.div(kb.add(raw, 1023), 1024), 1024);
+}
+
 Value sm90::swizzledDescriptor(KernelBuilder &kb, Value address, bool kMajor,
                                int64_t atomStrideBytes) {
   // K-major: the leading offset is unused within a 128-byte row (16 by

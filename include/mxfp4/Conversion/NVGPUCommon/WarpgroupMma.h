@@ -154,6 +154,11 @@ void copyToSharedAt(KernelBuilder &kb, Value barrier, Value dest, Value source,
 /// row of bf16.
 constexpr int64_t kSwizzledStepK = 64;
 
+/// The shared byte address (index) of the launch's dynamic shared memory,
+/// rounded up to 1024 bytes (the 128-byte swizzle's period): kernels of
+/// swizzled tiles ask for 1024 bytes more than they use.
+Value swizzleAlignedSharedBase(KernelBuilder &kb);
+
 /// The wgmma descriptor of an operand tile in the 128-byte swizzled layout
 /// that a TMA load with CU_TENSOR_MAP_SWIZZLE_128B writes (PTX ISA, "Matrix
 /// Descriptor"; the layouts CUTLASS calls SW128), from shared byte address
