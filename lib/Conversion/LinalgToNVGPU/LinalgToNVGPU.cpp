@@ -602,6 +602,15 @@ private:
   Value descriptor(const ContractionOperand &l, Value base, int64_t k);
   /// Shared memory for C's TMA stores: two boxes a consumer warpgroup.
   int64_t stagingBytes() const { return storedByTma ? 4 * kStoreBoxBytes : 0; }
+  /// Which of a consumer's two staging boxes (at `boxes`) box `box` of a
+  /// tile's columns uses, and that staging box's load mbarrier (of the two
+  /// at `loaded`).
+  Value stagingBox(Value boxes, int64_t box) {
+    return kb.add(boxes, (box % 2) * kStoreBoxBytes);
+  }
+  Value boxBarrier(Value loaded, int64_t box) {
+    return kb.add(loaded, (box % 2) * 8);
+  }
   /// In a consumer warpgroup's first thread, where C is added to: the TMA
   /// load of box `box` (32 columns from n0 + 32 box, rows row0 .. row0 + 63)
   /// of C's map `cMap` into staging box `box % 2` at `boxes`, completing on
@@ -663,12 +672,12 @@ Value TmaGemmEmitter::descriptor(const ContractionOperand &l, Value base,
 
 void TmaGemmEmitter::loadBox(int64_t box, Value cMap, Value boxes, Value loaded,
                              Value batch, Value row0, Value n0) {
-  Value barrier = kb.add(loaded, (box % 2) * 8);
+  Value barrier = boxBarrier(loaded, box);
   arriveExpectingBytesAt(kb, barrier, kStoreBoxBytes);
   loadTensorTile(
       kb, cMap,
       boxCoordinates(c.c, batch, row0, kb.add(n0, box * kStoreBoxCols)),
-      kb.add(boxes, (box % 2) * kStoreBoxBytes), barrier);
+      stagingBox(boxes, box), barrier);
 }
 
 void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
@@ -688,12 +697,12 @@ void TmaGemmEmitter::storeByTma(Value acc, Value cMap, Value boxes,
   bool adds = !c.overwrite;
   int64_t boxCount = tileN / kStoreBoxCols;
   for (int64_t box = 0; box < boxCount; ++box) {
-    Value staged = kb.add(boxes, (box % 2) * kStoreBoxBytes);
+    Value staged = stagingBox(boxes, box);
     if (adds) {
       // The box's load has landed (the mbarrier's completion makes its
       // bytes visible). A box is loaded boxCount / 2 times a tile, an even
       // count, so the parity of its n-th load is that of n in every tile.
-      waitAt(kb, kb.add(loaded, (box % 2) * 8), kb.idx((box / 2) % 2));
+      waitAt(kb, boxBarrier(loaded, box), kb.idx((box / 2) % 2));
     } else {
       // The box's last store (two boxes ago, or the previous tile's) has
       // read it; then every thread may overwrite it.
@@ -856,8 +865,9 @@ void TmaGemmEmitter::emit() {
       initBarrierAt(kb, empty(kb.idx(s)), 8);
     }
     if (loadsC)
-      for (int64_t i = 0; i < 4; ++i)
-        initBarrierAt(kb, kb.add(barriers, 2 * stages * 8 + i * 8), 1);
+      for (int64_t consumer = 0; consumer < 2; ++consumer)
+        for (int64_t box = 0; box < 2; ++box)
+          initBarrierAt(kb, boxBarrier(boxLoads(kb.idx(consumer)), box), 1);
   });
   gpu::BarrierOp::create(b, loc);
 
