@@ -15,6 +15,7 @@
 #include "mxfp4/Pipelines/Pipelines.h"
 
 #include "mxfp4/Conversion/Passes.h"
+#include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 #include "mxfp4/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -44,6 +45,10 @@ void mlir::mxfp4::buildSm90aPipeline(OpPassManager &pm,
     addBF16GemmRounding(pm);
   }
   addElementwiseFusion(pm);
+  // The GEMM adds its accumulator to the finished sum (one f32 addition):
+  // a residual add `x + C` becomes the GEMM's accumulator, bit for bit.
+  if (o.mixed)
+    pm.addNestedPass<func::FuncOp>(createFoldGemmAccumulatorsPass());
   // Mixed mode makes the kernel module (with its NVVM target) even for a
   // program without mxfp4 ops; the generic kernels are merged into it.
   ConvertMXFP4ToNVGPUPassOptions conversion;

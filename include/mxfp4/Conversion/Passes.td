@@ -204,11 +204,9 @@ def ConvertMXFP4ToNVGPUPass : Pass<"convert-mxfp4-to-nvgpu", "ModuleOp"> {
       same B, B is expanded once by a kernel of its own and bulk-copied
       into shared memory (then two warpgroups a block, two blocks an SM);
       long K is split across blocks
-      (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp). The GEMM adds an
-      accumulator to its finished sum, so with `mixed` an elementwise f32
-      `x + C` that is C's only reader (a residual add, a sum of two GEMMs)
-      becomes the GEMM's accumulator, with the same bits; a longer sum
-      added from the left, `((C1 + C2) + C3)`, becomes a chain of them;
+      (lib/Conversion/MXFP4ToNVGPU/GemmKernel.cpp). The GEMM adds `acc`
+      to its finished sum (one f32 addition), so the residual adds that
+      `mxfp4-fold-gemm-accumulators` moves into GEMMs keep their bits;
     - `dequantize` becomes a kernel with the CPU path's integer expansion.
 
     Scales stay canonical ([rows][K / 32] bytes). Other chips, other ops and

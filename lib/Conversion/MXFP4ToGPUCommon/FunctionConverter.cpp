@@ -15,12 +15,11 @@
 //   reshaped) only those quantizations read is computed inside their kernel
 //   from its inputs (SwiGLU and its gradients, a norm's output, the rotary
 //   embedding's gradient): it is never written;
-// - in mixed mode, where the target's GEMM adds its accumulator last, an
-//   elementwise `x + C` that is the only reader of a GEMM's C becomes the
-//   GEMM's accumulator (residual adds, sums of GEMMs added from the left);
-// - scaled_matmul becomes the target's GEMM kernel, reading the scales its
-//   producers wrote (in the target's GEMM scale layout where it has one,
-//   KernelTarget::gemmScaleLayout, or a conversion of scales from outside);
+// - scaled_matmul becomes the target's GEMM kernel (with `acc`, which
+//   mxfp4-fold-gemm-accumulators forms for targets that add it last),
+//   reading the scales its producers wrote (in the target's GEMM scale
+//   layout where it has one, KernelTarget::gemmScaleLayout, or a
+//   conversion of scales from outside);
 // - dequantize becomes its kernel.
 //
 // Tensors become flat device buffers (FP4 packed two to a byte) and keep
@@ -113,12 +112,8 @@ private:
   OpBuilder b;
   DenseMap<Value, DeviceTensor> device;
   DenseSet<Operation *> emittedQuantizes;
-  /// Producers computed inside quantize kernels and sums computed by GEMMs
-  /// (erased once unused).
+  /// Producers computed inside quantize kernels (erased once unused).
   DenseSet<Operation *> fusedOps;
-  /// The rests of sums whose first addition a GEMM computes (erased once
-  /// unused: a later GEMM may compute them too).
-  SmallVector<Operation *> peeled;
 };
 
 } // namespace
@@ -589,82 +584,8 @@ Value FunctionConverter::gemmScales(Location loc, Value scales) {
   return t.laidOut;
 }
 
-/// Whether `g` is an elementwise f32 sum of its inputs, added from the
-/// left: ((in0 + in1) + in2) + ..., each addition without fast-math flags.
-static bool isLeftFoldSum(linalg::GenericOp g) {
-  int64_t n = g.getNumDpsInputs();
-  if (n < 2 || g.getNumResults() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumParallelLoops() != g.getNumLoops() ||
-      !llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }) ||
-      llvm::any_of(g.getDpsInputs(),
-                   [&](Value v) { return v.getType() != g.getType(0); }))
-    return false;
-  Block *body = g.getBody();
-  if (static_cast<int64_t>(body->getOperations().size()) != n)
-    return false;
-  Value partial = body->getArgument(0);
-  int64_t next = 1;
-  for (Operation &op : body->without_terminator()) {
-    auto add = dyn_cast<arith::AddFOp>(&op);
-    Value term = body->getArgument(next++);
-    if (!add || add.getFastmath() != arith::FastMathFlags::none ||
-        !((add.getLhs() == partial && add.getRhs() == term) ||
-          (add.getLhs() == term && add.getRhs() == partial)))
-      return false;
-    partial = add.getResult();
-  }
-  return body->getTerminator()->getOperand(0) == partial;
-}
-
-/// The elementwise f32 sum that is the only reader of `op`'s C, with C in
-/// its first addition `x + C` (or `C + x`), and that x, where x exists
-/// before `op` (a GEMM launched there can read it); else {}.
-static std::pair<linalg::GenericOp, Value> matchSum(ScaledMatmulOp op) {
-  Value c = op.getResult();
-  if (!c.hasOneUse() || !op.getType().getElementType().isF32())
-    return {};
-  auto g = dyn_cast<linalg::GenericOp>(*c.getUsers().begin());
-  if (!g || !isLeftFoldSum(g) || g.getType(0) != c.getType())
-    return {};
-  SmallVector<Value> inputs = g.getDpsInputs();
-  if (inputs[0] != c && inputs[1] != c)
-    return {};
-  Value x = inputs[inputs[0] == c ? 1 : 0];
-  Operation *def = x.getDefiningOp();
-  if (def && !(def->getBlock() == op->getBlock() && def->isBeforeInBlock(op)))
-    return {};
-  return {g, x};
-}
-
-/// The rest of the sum `g` once its first addition has become `first`:
-/// ((first + in2) + in3) + ..., a new generic in g's place.
-static linalg::GenericOp peelFirstAddition(OpBuilder &b, linalg::GenericOp g,
-                                           Value first) {
-  SmallVector<Value> inputs = {first};
-  llvm::append_range(inputs, ArrayRef(g.getDpsInputs()).drop_front(2));
-  SmallVector<AffineMap> maps(inputs.size() + 1,
-                              g.getIndexingMapsArray().front());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(g);
-  return linalg::GenericOp::create(
-      b, g.getLoc(), g.getResultTypes(), inputs, g.getDpsInits(), maps,
-      g.getIteratorTypesArray(),
-      [&](OpBuilder &nb, Location loc, ValueRange args) {
-        Value partial = args[0];
-        for (Value term : args.drop_front().drop_back())
-          partial = arith::AddFOp::create(nb, loc, partial, term);
-        linalg::YieldOp::create(nb, loc, partial);
-      });
-}
-
 LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   Location loc = op.getLoc();
-  // x + C, the first addition of a sum: C's GEMM adds x as its accumulator
-  // (f32 addition commutes, so the sum's bits are the same).
-  auto [sum, addend] = mixed && target.accumulatorAddedLast && !op.getAcc()
-                           ? matchSum(op)
-                           : std::pair<linalg::GenericOp, Value>();
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   GemmShape shape;
@@ -672,7 +593,7 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
   shape.k = lhsType.getDimSize(1);
   shape.n = rhsType.getDimSize(0);
   shape.resultType = op.getType().getElementType();
-  Value accTensor = sum ? addend : op.getAcc();
+  Value accTensor = op.getAcc();
   if (accTensor)
     shape.accType =
         cast<RankedTensorType>(accTensor.getType()).getElementType();
@@ -717,25 +638,7 @@ LogicalResult FunctionConverter::emitScaledMatmul(ScaledMatmulOp op) {
     inputs.append(outputs);
     launch(loc, gemm.gemm, inputs);
   }
-  if (sum && sum.getNumDpsInputs() == 2) {
-    fusedOps.insert(sum);
-    publish(loc, sum.getResult(0), result);
-  } else if (sum) {
-    // The rest of the sum reads this GEMM's C in place of its first two
-    // terms (and may become a later GEMM's accumulator in turn).
-    publish(loc, op.getResult(), result);
-    SmallVector<Value> terms = sum.getDpsInputs();
-    linalg::GenericOp rest =
-        peelFirstAddition(b, sum, terms[0] == addend ? terms[1] : terms[0]);
-    sum.getResult(0).replaceAllUsesWith(rest.getResult(0));
-    // Its terms' other readers must see one use each; it is erased with
-    // the mxfp4 ops.
-    sum->dropAllReferences();
-    fusedOps.insert(sum);
-    peeled.push_back(rest);
-  } else {
-    publish(loc, op.getResult(), result);
-  }
+  publish(loc, op.getResult(), result);
   return success();
 }
 
@@ -850,10 +753,6 @@ LogicalResult FunctionConverter::runMixed() {
     if (failed(result))
       return failure();
   }
-  // Rests of sums that a later GEMM computed (they read its C).
-  for (Operation *op : llvm::reverse(peeled))
-    if (op->use_empty())
-      op->erase();
   // The mxfp4 ops, and the rotations, transposes and producers that only
   // fed them.
   for (Operation *op : llvm::reverse(ops))

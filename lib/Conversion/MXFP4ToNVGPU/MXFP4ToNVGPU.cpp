@@ -45,7 +45,6 @@ static KernelTarget getSm90Target() {
   target.name = "sm_90a";
   target.bounds = BoundsMode::guarded;
   target.stageQuantize = true;
-  target.accumulatorAddedLast = true;
   target.gemm = [](OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                    const GemmShape &shape) -> GemmLaunch {
     sm90::GemmConfig config = sm90::chooseGemmVariant(

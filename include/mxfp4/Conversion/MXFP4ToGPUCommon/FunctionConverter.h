@@ -66,11 +66,6 @@ struct KernelTarget {
   /// The layout the GEMM reads scales in, if not the canonical one
   /// (gfx950: pre-shuffled).
   ScaleLayout gemmScaleLayout;
-  /// Whether the GEMM adds its accumulator to the finished sum, C = acc +
-  /// (A * B^T) with one f32 addition, so that an elementwise `x + C` (a
-  /// residual, or a sum of two GEMMs) moves into it bit for bit (mixed
-  /// mode).
-  bool accumulatorAddedLast = false;
   /// Finds or builds the GEMM kernels for `shape` in `module`. Arguments:
   /// (a, aScales, b, bScales, [acc], c), unless K is split (`GemmLaunch`).
   std::function<GemmLaunch(OpBuilder &, Location, gpu::GPUModuleOp,

@@ -167,6 +167,50 @@ def ApplyRecipePass : Pass<"mxfp4-apply-recipe", "::mlir::func::FuncOp"> {
   ];
 }
 
+def FoldGemmAccumulatorsPass
+    : Pass<"mxfp4-fold-gemm-accumulators", "::mlir::func::FuncOp"> {
+  let summary = "Make an elementwise f32 sum's first term the accumulator of "
+                "the scaled_matmul added to it";
+  let description = [{
+    Where a target's GEMM adds its accumulator to the finished f32 sum
+    (C = acc + A * B^T, one addition: the sm_90a kernels), an elementwise
+    `x + C` that is an f32 `scaled_matmul`'s only reader (a residual add,
+    the sum of two GEMMs) is that GEMM with `acc(x)`: the same bits, one
+    pass over C fewer. A longer sum added from the left,
+    `((x + C) + y) + ...`, keeps its rest, `((C' + y) + ...)`, where C' is
+    the GEMM with `acc(x)`, and a later GEMM among its terms folds the rest
+    in turn, so `(C1 + C2) + C3` becomes a chain of accumulating GEMMs. `x`
+    must be defined before the GEMM (the GEMM reads it) and every addition
+    of the sum exact IEEE (no fast-math flags).
+
+    Only for such targets: the CPU path adds the accumulator first, block
+    by block, so there the fold would change the rounding. The sm_90a
+    pipeline runs it before `convert-mxfp4-to-nvgpu` when compiling whole
+    steps (`mixed`).
+
+    Before:
+
+    ```mlir
+    %mm = mxfp4.scaled_matmul %av scale %as, %bv scale %bs : ... -> tensor<128x64xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id, #id], ...}
+        ins(%x, %mm : tensor<128x64xf32>, tensor<128x64xf32>)
+        outs(%e : tensor<128x64xf32>) {
+    ^bb0(%l: f32, %r: f32, %o: f32):
+      %s = arith.addf %l, %r : f32
+      linalg.yield %s : f32
+    } -> tensor<128x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %y = mxfp4.scaled_matmul %av scale %as, %bv scale %bs acc(%x) : ... -> tensor<128x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CheckRotationsPass : Pass<"mxfp4-check-rotations", "::mlir::func::FuncOp"> {
   let summary = "Prove that the operands of every scaled_matmul are blocked "
                 "along K and rotated identically";
