@@ -8,6 +8,8 @@
 #include "mxfp4/Dialect/MXFP4/IR/MXFP4Ops.h"
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h"
 
+#include "mlir/IR/Dominance.h"
+
 namespace mlir::mxfp4 {
 #define GEN_PASS_DEF_FOLDGEMMACCUMULATORSPASS
 #include "mxfp4/Dialect/MXFP4/Transforms/Passes.h.inc"
@@ -45,9 +47,10 @@ static bool isLeftFoldSum(linalg::GenericOp g) {
 }
 
 /// The elementwise f32 sum that is the only reader of `op`'s C, with C in
-/// its first addition `x + C` (or `C + x`), and that x, where x is defined
-/// before `op` (the GEMM reads it); else {}.
-static std::pair<linalg::GenericOp, Value> matchSum(ScaledMatmulOp op) {
+/// its first addition `x + C` (or `C + x`), and that x, where x dominates
+/// `op` (the GEMM reads it); else {}.
+static std::pair<linalg::GenericOp, Value> matchSum(ScaledMatmulOp op,
+                                                    DominanceInfo &dominance) {
   Value c = op.getResult();
   if (op.getAcc() || !c.hasOneUse() || !op.getType().getElementType().isF32())
     return {};
@@ -58,10 +61,7 @@ static std::pair<linalg::GenericOp, Value> matchSum(ScaledMatmulOp op) {
   if (inputs[0] != c && inputs[1] != c)
     return {};
   Value x = inputs[inputs[0] == c ? 1 : 0];
-  Operation *def = x.getDefiningOp();
-  if (def && !(def->getBlock() == op->getBlock() && def->isBeforeInBlock(op)))
-    return {};
-  if (!def && cast<BlockArgument>(x).getOwner() != op->getBlock())
+  if (!dominance.properlyDominates(x, op))
     return {};
   return {g, x};
 }
@@ -93,12 +93,13 @@ struct FoldGemmAccumulatorsPass
     : mxfp4::impl::FoldGemmAccumulatorsPassBase<FoldGemmAccumulatorsPass> {
   void runOnOperation() override {
     OpBuilder b(&getContext());
+    DominanceInfo dominance(getOperation());
     // In program order, so that a sum's rest, which reads the GEMM that
     // took its first addition, is there when a later GEMM of the sum looks.
     SmallVector<ScaledMatmulOp> gemms;
     getOperation().walk([&](ScaledMatmulOp op) { gemms.push_back(op); });
     for (ScaledMatmulOp op : gemms) {
-      auto [sum, x] = matchSum(op);
+      auto [sum, x] = matchSum(op, dominance);
       if (!sum)
         continue;
       // f32 addition commutes: C's GEMM computing x + C gives the sum's
